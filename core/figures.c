@@ -1,0 +1,103 @@
+#include "figures.h"
+
+#include <stdlib.h>
+#include <linux/fiemap.h>
+
+uint32_t e4_count_runs(const E4Extent *ext, size_t n)
+{
+	uint32_t runs = 0;
+	E4Extent last = {0};
+	for (size_t i = 0; i < n; i++) {
+		uint64_t dense = last.physical + last.length;
+		uint64_t across_hole = last.physical + ext[i].logical - last.logical;
+		if (ext[i].logical != 0 && ext[i].physical != across_hole && ext[i].physical != dense)
+			runs++;
+		else if (runs == 0)
+			runs = 1;
+		last = ext[i];
+	}
+	return runs;
+}
+
+typedef struct {
+	uint64_t physical, logical, len; /* blocks */
+} BlockExtent;
+
+static int by_physical(const void *a, const void *b)
+{
+	const BlockExtent *x = a, *y = b;
+	return (x->physical > y->physical) - (x->physical < y->physical);
+}
+
+uint32_t e4_count_e4defrag_runs(const E4Extent *ext, size_t n, uint32_t block_size)
+{
+	if (n == 0 || block_size == 0)
+		return 0;
+	BlockExtent *list = malloc(n * sizeof(*list));
+	if (!list)
+		return (uint32_t)n; /* the upper bound: never understate fragmentation */
+	for (size_t i = 0; i < n; i++)
+		list[i] = (BlockExtent){ ext[i].physical / block_size, ext[i].logical / block_size,
+					 ext[i].length / block_size };
+	qsort(list, n, sizeof(*list), by_physical);
+	uint32_t runs = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* e4defrag walks a circular list: the last record is compared
+		 * with the first, so it always ends a run. */
+		const BlockExtent *next = &list[(i + 1) % n];
+		if (list[i].physical + list[i].len != next->physical ||
+		    list[i].logical + list[i].len != next->logical)
+			runs++;
+	}
+	free(list);
+	return runs;
+}
+
+uint32_t e4_best_count(uint64_t blocks, const E4Geometry *geom)
+{
+	if (!geom || geom->blocks_per_group == 0 || blocks == 0)
+		return 1;
+	uint64_t span = geom->blocks_per_group;
+	if (geom->flex_bg)
+		span <<= geom->log_groups_per_flex;
+	return (uint32_t)((blocks - 1) / span + 1);
+}
+
+uint32_t e4_ideal_count(uint64_t blocks)
+{
+	if (blocks == 0)
+		return 1;
+	return (uint32_t)((blocks + E4_MAX_EXTENT_BLOCKS - 1) / E4_MAX_EXTENT_BLOCKS);
+}
+
+void e4_figures_compute(const E4ExtentMap *map, uint64_t size, const E4Geometry *geom,
+			E4FileFigures *out)
+{
+	uint32_t bs = geom->block_size ? geom->block_size : 4096;
+	*out = (E4FileFigures){ .size = size, .records = (uint32_t)map->n };
+	uint64_t expect = 0; /* next logical byte if there were no hole */
+	for (size_t i = 0; i < map->n; i++) {
+		const E4Extent *e = &map->ext[i];
+		uint64_t blocks = e->length / bs;
+		out->blocks += blocks;
+		if (e->flags & FIEMAP_EXTENT_UNWRITTEN)
+			out->unwritten_blocks += blocks;
+		out->flags |= e->flags;
+		if (e->logical > expect)
+			out->holes++;
+		expect = e->logical + e->length;
+	}
+	if (size > expect)
+		out->holes++;
+	out->runs = e4_count_runs(map->ext, map->n);
+	out->e4_phys_runs = e4_count_e4defrag_runs(map->ext, map->n, bs);
+	out->best = e4_best_count(out->blocks, geom);
+	out->ideal = e4_ideal_count(out->blocks);
+}
+
+double e4_figures_rank(const E4FileFigures *fig)
+{
+	if (fig->blocks == 0)
+		return 0;
+	return ((double)fig->e4_phys_runs - fig->best) * 100.0 / (double)fig->blocks;
+}

@@ -1,0 +1,187 @@
+#include "render.h"
+
+#include <glib.h>
+
+#include "escape.h"
+
+char *e4_render_score(const E4Summary *sum)
+{
+	return g_strdup_printf("%d\n", e4_summary_score(sum));
+}
+
+typedef enum { F_COUNT, F_REAL, F_TEXT } FieldKind;
+
+typedef struct {
+	const char *key;
+	FieldKind kind;
+	uint64_t count;
+	double real;
+	int decimals;
+	const char *text;
+} Field;
+
+#define COUNT(k, v) ((Field){ .key = (k), .kind = F_COUNT, .count = (v) })
+#define REAL(k, v, d) ((Field){ .key = (k), .kind = F_REAL, .real = (v), .decimals = (d) })
+#define TEXT(k, v) ((Field){ .key = (k), .kind = F_TEXT, .text = (v) })
+
+#define MAX_FIELDS (24 + E4_SKIP__COUNT)
+
+/* The figures of stats and stats.json, in output order. */
+static size_t stats_fields(const E4Summary *s, uint32_t bs, double seconds, const char *when,
+			   Field *f)
+{
+	int score = e4_summary_score(s);
+	double pct = s->analysed ? 100.0 * (double)s->fragmented / (double)s->analysed : 0;
+	size_t n = 0;
+	f[n++] = COUNT("files", s->files);
+	f[n++] = COUNT("analysed_files", s->analysed);
+	f[n++] = COUNT("fragmented_files", s->fragmented);
+	f[n++] = REAL("fragmented_percent", pct, 1);
+	f[n++] = COUNT("bytes", s->bytes);
+	f[n++] = COUNT("block_size", bs);
+	f[n++] = COUNT("blocks", s->blocks);
+	f[n++] = COUNT("runs", s->runs);
+	f[n++] = COUNT("fiemap_records", s->records);
+	f[n++] = COUNT("best", s->best);
+	f[n++] = COUNT("ideal", s->ideal);
+	f[n++] = COUNT("holes", s->holes);
+	f[n++] = COUNT("unwritten_blocks", s->unwritten_blocks);
+	f[n++] = REAL("ratio", e4_summary_ratio(s), 2);
+	f[n++] = COUNT("score", (uint64_t)score);
+	f[n++] = TEXT("verdict", e4_score_verdict(score));
+	f[n++] = REAL("layout_score", e4_summary_layout_score(s), 4);
+	f[n++] = REAL("mean_run_kib", e4_summary_mean_run_kib(s, bs), 1);
+	f[n++] = COUNT("skipped_files", e4_summary_skipped_total(s));
+	static const char *const skip_keys[E4_SKIP__COUNT] = {
+		[E4_SKIP_EMPTY] = "skipped_empty",
+		[E4_SKIP_NO_EXTENTS] = "skipped_no_extents",
+		[E4_SKIP_UNREADABLE] = "skipped_unreadable",
+		[E4_SKIP_NO_FIEMAP] = "skipped_no_fiemap",
+	};
+	for (int i = 0; i < E4_SKIP__COUNT; i++)
+		f[n++] = COUNT(skip_keys[i], s->skipped[i]);
+	f[n++] = TEXT("scanned_at", when);
+	f[n++] = REAL("scan_seconds", seconds, 3);
+	return n;
+}
+
+static void append_real(GString *out, double v, int decimals)
+{
+	char buf[G_ASCII_DTOSTR_BUF_SIZE];
+	char fmt[8];
+	g_snprintf(fmt, sizeof(fmt), "%%.%df", decimals);
+	g_string_append(out, g_ascii_formatd(buf, sizeof(buf), fmt, v));
+}
+
+static char *iso_time(time_t when)
+{
+	g_autoptr(GDateTime) dt = g_date_time_new_from_unix_utc(when);
+	return dt ? g_date_time_format(dt, "%Y-%m-%dT%H:%M:%SZ") : g_strdup("unknown");
+}
+
+typedef void (*FieldWriter)(GString *out, const Field *f, gboolean first);
+
+static void write_text_field(GString *out, const Field *f, gboolean first)
+{
+	(void)first;
+	g_string_append_printf(out, "%s: ", f->key);
+	if (f->kind == F_COUNT)
+		g_string_append_printf(out, "%" G_GUINT64_FORMAT, f->count);
+	else if (f->kind == F_REAL)
+		append_real(out, f->real, f->decimals);
+	else
+		e4_escape_text(out, f->text);
+	g_string_append_c(out, '\n');
+}
+
+static void write_json_field(GString *out, const Field *f, gboolean first)
+{
+	g_string_append_printf(out, "%s\"%s\": ", first ? "" : ", ", f->key);
+	if (f->kind == F_COUNT) {
+		g_string_append_printf(out, "%" G_GUINT64_FORMAT, f->count);
+	} else if (f->kind == F_REAL) {
+		append_real(out, f->real, f->decimals);
+	} else {
+		g_string_append_c(out, '"');
+		e4_escape_json(out, f->text);
+		g_string_append_c(out, '"');
+	}
+}
+
+static char *render_fields(const E4Summary *sum, uint32_t bs, double seconds, time_t when,
+			   const char *open, const char *close, FieldWriter write)
+{
+	g_autofree char *stamp = iso_time(when);
+	Field fields[MAX_FIELDS];
+	size_t n = stats_fields(sum, bs, seconds, stamp, fields);
+	GString *out = g_string_new(open);
+	for (size_t i = 0; i < n; i++)
+		write(out, &fields[i], i == 0);
+	g_string_append(out, close);
+	return g_string_free(out, FALSE);
+}
+
+char *e4_render_stats(const E4Summary *sum, uint32_t block_size, double seconds, time_t when)
+{
+	return render_fields(sum, block_size, seconds, when, "", "", write_text_field);
+}
+
+char *e4_render_stats_json(const E4Summary *sum, uint32_t block_size, double seconds, time_t when)
+{
+	return render_fields(sum, block_size, seconds, when, "{", "}\n", write_json_field);
+}
+
+static double mean_run_kib(const E4FileFigures *fig, uint32_t bs)
+{
+	return fig->runs ? (double)fig->blocks * bs / 1024.0 / fig->runs : 0;
+}
+
+char *e4_render_report(const E4Top *top, uint32_t block_size)
+{
+	GString *out = g_string_new("# rank runs/best size_bytes mean_run_kib e4defrag_ratio path\n");
+	for (size_t i = 0; i < top->n; i++) {
+		const E4TopEntry *e = &top->v[i];
+		g_string_append_printf(out, "%zu %u/%u %" G_GUINT64_FORMAT " ", i + 1, e->fig.runs,
+				       e->fig.best, e->fig.size);
+		append_real(out, mean_run_kib(&e->fig, block_size), 1);
+		g_string_append_c(out, ' ');
+		append_real(out, e->rank, 2);
+		g_string_append_c(out, ' ');
+		e4_escape_text(out, e->path);
+		g_string_append_c(out, '\n');
+	}
+	return g_string_free(out, FALSE);
+}
+
+char *e4_render_file_extents(const E4ExtentMap *map, const E4FileFigures *fig, uint32_t block_size)
+{
+	GString *out = g_string_new(NULL);
+	g_string_append_printf(out, "# ext logical physical length flags (unit: %u-byte blocks)\n",
+			       block_size);
+	for (size_t i = 0; i < map->n; i++) {
+		const E4Extent *e = &map->ext[i];
+		char flags[128];
+		e4_fiemap_flag_names(e->flags, flags, sizeof(flags));
+		g_string_append_printf(out, "%zu %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT
+				       " %" G_GUINT64_FORMAT " %s\n", i, e->logical / block_size,
+				       e->physical / block_size, e->length / block_size, flags);
+	}
+	g_string_append_printf(out, "runs: %u\n", fig->runs);
+	return g_string_free(out, FALSE);
+}
+
+GString *e4_render_dir_extents_begin(void)
+{
+	return g_string_new("# size_bytes runs best name\n");
+}
+
+void e4_render_dir_extents_add(GString *out, const E4TreeFile *file)
+{
+	g_string_append_printf(out, "%" G_GUINT64_FORMAT " ", file->fig->size);
+	if (file->skip < 0)
+		g_string_append_printf(out, "%u %u ", file->fig->runs, file->fig->best);
+	else
+		g_string_append(out, "- - ");
+	e4_escape_text(out, file->name);
+	g_string_append_c(out, '\n');
+}

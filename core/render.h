@@ -1,0 +1,36 @@
+/* The text of the attribute files, generated from figures. Pure: no I/O.
+ * Every function returns a newly allocated, newline-terminated string. */
+#pragma once
+
+#include <time.h>
+#include <glib.h>
+
+#include "fiemap.h"
+#include "figures.h"
+#include "score.h"
+#include "top.h"
+#include "tree.h"
+
+/* "N\n": e4defrag's score of the summary. */
+char *e4_render_score(const E4Summary *sum);
+
+/* `key: value` lines; block_size in bytes, seconds the scan's wall time,
+ * when its end. Keys are those of e4_render_stats_json. */
+char *e4_render_stats(const E4Summary *sum, uint32_t block_size, double seconds, time_t when);
+
+/* The same figures as one JSON object on one line. */
+char *e4_render_stats_json(const E4Summary *sum, uint32_t block_size, double seconds, time_t when);
+
+/* The most fragmented files: a header, then one line each:
+ * rank, runs/best, size in bytes, mean run in KiB, e4defrag's ranking ratio
+ * and the escaped path. */
+char *e4_render_report(const E4Top *top, uint32_t block_size);
+
+/* A file's extent map: a header, one line per FIEMAP record (index, logical
+ * block, physical block, length in blocks, flag names), then "runs: N". */
+char *e4_render_file_extents(const E4ExtentMap *map, const E4FileFigures *fig,
+			     uint32_t block_size);
+
+/* A directory's files: the header, then e4_render_dir_extents_add per file. */
+GString *e4_render_dir_extents_begin(void);
+void e4_render_dir_extents_add(GString *out, const E4TreeFile *file);

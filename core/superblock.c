@@ -1,0 +1,68 @@
+#include "superblock.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+/* On-disk offsets (little-endian), from the ext4 disk layout. */
+#define SB_LOG_BLOCK_SIZE 0x18
+#define SB_BLOCKS_PER_GROUP 0x20
+#define SB_MAGIC 0x38
+#define SB_FEATURE_INCOMPAT 0x60
+#define SB_FEATURE_RO_COMPAT 0x64
+#define SB_LOG_GROUPS_PER_FLEX 0x174
+#define EXT_MAGIC 0xEF53
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+int e4_superblock_parse(const uint8_t *raw, size_t len, E4Geometry *geom)
+{
+	if (len < E4_SUPERBLOCK_SIZE)
+		return -EINVAL;
+	if ((raw[SB_MAGIC] | raw[SB_MAGIC + 1] << 8) != EXT_MAGIC)
+		return -EINVAL;
+	uint32_t log_bs = le32(raw + SB_LOG_BLOCK_SIZE);
+	uint32_t bpg = le32(raw + SB_BLOCKS_PER_GROUP);
+	uint32_t log_flex = raw[SB_LOG_GROUPS_PER_FLEX];
+	/* Block sizes 1 KiB..64 KiB; a flex group of 2^31 groups is absurd. */
+	if (log_bs > 6 || bpg == 0 || log_flex > 31)
+		return -EINVAL;
+	*geom = (E4Geometry){
+		.block_size = 1024u << log_bs,
+		.blocks_per_group = bpg,
+		.log_groups_per_flex = log_flex,
+		.feature_incompat = le32(raw + SB_FEATURE_INCOMPAT),
+		.feature_ro_compat = le32(raw + SB_FEATURE_RO_COMPAT),
+	};
+	geom->flex_bg = geom->feature_incompat & E4_INCOMPAT_FLEX_BG;
+	return 0;
+}
+
+int e4_superblock_read_device(const char *path, E4Geometry *geom)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	uint8_t raw[E4_SUPERBLOCK_SIZE];
+	ssize_t got = pread(fd, raw, sizeof(raw), E4_SUPERBLOCK_OFFSET);
+	int saved = errno;
+	close(fd);
+	if (got < 0)
+		return -saved;
+	return e4_superblock_parse(raw, (size_t)got, geom);
+}
+
+void e4_geometry_default(uint32_t block_size, E4Geometry *geom)
+{
+	*geom = (E4Geometry){
+		.block_size = block_size,
+		.blocks_per_group = block_size * 8,
+		.log_groups_per_flex = 4,
+		.flex_bg = true,
+		.feature_incompat = E4_INCOMPAT_FLEX_BG,
+	};
+}

@@ -1,0 +1,462 @@
+#include "tree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <glib.h>
+
+#include "inspect.h"
+#include "walk.h"
+
+/* Inspections queued at most per scan: bounds the fds and memory a scan
+ * of a huge directory holds at once. */
+#define MAX_PENDING 4096
+
+typedef struct {
+	const char *name;       /* in the directory's string chunk */
+	uint64_t ino;
+	int64_t mtime_ns, ctime_ns;
+	uint32_t nlink;
+	int16_t skip;           /* -1 analysed, else E4SkipReason */
+	bool valid;             /* false: vanished, or never inspected */
+	E4FileFigures fig;
+} FileRec;
+
+typedef struct {
+	const char *name;
+	uint64_t ino;           /* 0: could not be opened in the last scan */
+} SubdirRec;
+
+typedef struct {
+	uint64_t ino;
+	int64_t mtime_ns, ctime_ns;
+	GStringChunk *names;
+	FileRec *files;
+	size_t nfiles;
+	SubdirRec *subdirs;
+	size_t nsubdirs;
+} DirRec;
+
+struct E4Tree {
+	E4Geometry geom;
+	dev_t dev;
+	GMutex lock;            /* one scan at a time */
+	GHashTable *dirs;       /* ino -> DirRec */
+	GHashTable *forgotten;  /* inos whose cached figures must not be reused */
+	GThreadPool *pool;
+	uint64_t scans, inspections, revalidations; /* atomic */
+};
+
+/* A directory fd shared by the inspections queued in it. */
+typedef struct {
+	int fd;
+	gint refs;
+} SharedDir;
+
+typedef struct {
+	E4Tree *tree;
+	GMutex lock;
+	GCond done;
+	unsigned pending;
+	GHashTable *visited;    /* directory inos of this scan: no cycles */
+} Scan;
+
+typedef struct {
+	Scan *scan;
+	SharedDir *dir;
+	FileRec *rec;
+} Job;
+
+static int64_t ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+static SharedDir *shared_dir_new(int fd)
+{
+	SharedDir *d = g_new(SharedDir, 1);
+	*d = (SharedDir){ fd, 1 };
+	return d;
+}
+
+static void shared_dir_unref(SharedDir *d)
+{
+	if (!g_atomic_int_dec_and_test(&d->refs))
+		return;
+	close(d->fd);
+	g_free(d);
+}
+
+static void dir_rec_free(gpointer p)
+{
+	DirRec *rec = p;
+	g_string_chunk_free(rec->names);
+	g_free(rec->files);
+	g_free(rec->subdirs);
+	g_free(rec);
+}
+
+static void store_result(FileRec *rec, const E4FileResult *r)
+{
+	rec->ino = r->st.st_ino;
+	rec->mtime_ns = ns(&r->st.st_mtim);
+	rec->ctime_ns = ns(&r->st.st_ctim);
+	rec->nlink = (uint32_t)r->st.st_nlink;
+	rec->skip = (int16_t)r->skip;
+	rec->fig = r->skip < 0 ? r->fig : (E4FileFigures){ .size = (uint64_t)r->st.st_size };
+	rec->valid = true;
+}
+
+static void inspect_rec(E4Tree *tree, int dirfd, FileRec *rec)
+{
+	E4FileResult r;
+	__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
+	rec->valid = false;
+	if (e4_inspect_at(dirfd, rec->name, &tree->geom, NULL, &r) == 0)
+		store_result(rec, &r);
+}
+
+static void run_job(gpointer data, gpointer user)
+{
+	(void)user;
+	Job *job = data;
+	Scan *scan = job->scan;
+	inspect_rec(scan->tree, job->dir->fd, job->rec);
+	shared_dir_unref(job->dir);
+	g_free(job);
+	g_mutex_lock(&scan->lock);
+	if (--scan->pending == 0 || scan->pending == MAX_PENDING - 1)
+		g_cond_broadcast(&scan->done);
+	g_mutex_unlock(&scan->lock);
+}
+
+static void queue_job(Scan *scan, SharedDir *dir, FileRec *rec)
+{
+	g_mutex_lock(&scan->lock);
+	while (scan->pending >= MAX_PENDING)
+		g_cond_wait(&scan->done, &scan->lock);
+	scan->pending++;
+	g_mutex_unlock(&scan->lock);
+	Job *job = g_new(Job, 1);
+	g_atomic_int_inc(&dir->refs);
+	*job = (Job){ scan, dir, rec };
+	g_thread_pool_push(scan->tree->pool, job, NULL);
+}
+
+static void wait_jobs(Scan *scan)
+{
+	g_mutex_lock(&scan->lock);
+	while (scan->pending > 0)
+		g_cond_wait(&scan->done, &scan->lock);
+	g_mutex_unlock(&scan->lock);
+}
+
+/* True when the cached figures of rec still describe the file. */
+static bool still_valid(E4Tree *tree, int dirfd, const FileRec *rec)
+{
+	if (!rec->valid)
+		return false;
+	/* A forgotten inode is about to be inspected again: forget no more. */
+	if (g_hash_table_remove(tree->forgotten, &rec->ino))
+		return false;
+	__atomic_fetch_add(&tree->revalidations, 1, __ATOMIC_RELAXED);
+	struct stat st;
+	if (fstatat(dirfd, rec->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+		return false;
+	return st.st_ino == rec->ino && (uint64_t)st.st_size == rec->fig.size &&
+	       ns(&st.st_mtim) == rec->mtime_ns && ns(&st.st_ctim) == rec->ctime_ns;
+}
+
+static const FileRec *find_old(const DirRec *old, const char *name, uint64_t ino)
+{
+	for (size_t i = 0; old && i < old->nfiles; i++)
+		if (old->files[i].ino == ino && strcmp(old->files[i].name, name) == 0)
+			return &old->files[i];
+	return NULL;
+}
+
+static void drop_dir(E4Tree *tree, uint64_t ino);
+
+/* Drops cached subdirectories of old that rec no longer has. */
+static void drop_vanished(E4Tree *tree, const DirRec *old, const DirRec *rec)
+{
+	for (size_t i = 0; old && i < old->nsubdirs; i++) {
+		bool kept = false;
+		for (size_t j = 0; j < rec->nsubdirs && !kept; j++)
+			kept = strcmp(old->subdirs[i].name, rec->subdirs[j].name) == 0;
+		if (!kept && old->subdirs[i].ino)
+			drop_dir(tree, old->subdirs[i].ino);
+	}
+}
+
+static void drop_dir(E4Tree *tree, uint64_t ino)
+{
+	DirRec *rec = g_hash_table_lookup(tree->dirs, &ino);
+	if (!rec)
+		return;
+	for (size_t i = 0; i < rec->nsubdirs; i++)
+		if (rec->subdirs[i].ino && rec->subdirs[i].ino != ino)
+			drop_dir(tree, rec->subdirs[i].ino);
+	g_hash_table_remove(tree->dirs, &ino);
+}
+
+/* Reads the directory anew, carrying over what is known of files that are
+ * still there under the same name and inode. */
+static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec *old, int *err)
+{
+	E4DirList list = {0};
+	*err = e4_dir_list(fd, st, tree->dev, &list);
+	if (*err < 0) {
+		e4_dir_list_clear(&list);
+		return NULL;
+	}
+	DirRec *rec = g_new0(DirRec, 1);
+	rec->ino = st->st_ino;
+	rec->mtime_ns = ns(&st->st_mtim);
+	rec->ctime_ns = ns(&st->st_ctim);
+	rec->names = g_string_chunk_new(4096);
+	rec->files = g_new0(FileRec, list.n);
+	rec->subdirs = g_new0(SubdirRec, list.n);
+	for (size_t i = 0; i < list.n; i++) {
+		const E4DirEntry *e = &list.v[i];
+		const char *name = g_string_chunk_insert(rec->names, e->name);
+		if (e->kind == E4_ENTRY_DIR) {
+			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, 0 };
+			continue;
+		}
+		FileRec *f = &rec->files[rec->nfiles++];
+		const FileRec *prev = find_old(old, e->name, e->ino);
+		*f = prev ? *prev : (FileRec){ .ino = e->ino, .skip = -1 };
+		f->name = name;
+	}
+	e4_dir_list_clear(&list);
+	return rec;
+}
+
+/* Brings the cached record of the open directory fd up to date. Consumes
+ * fd. Returns the record, or NULL (the directory could not be read). */
+static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
+{
+	E4Tree *tree = scan->tree;
+	DirRec *rec = g_hash_table_lookup(tree->dirs, &st->st_ino);
+	*err = 0;
+	if (!rec || rec->mtime_ns != ns(&st->st_mtim) || rec->ctime_ns != ns(&st->st_ctim)) {
+		DirRec *fresh = relist(tree, fd, st, rec, err);
+		if (!fresh) {
+			close(fd);
+			return NULL;
+		}
+		drop_vanished(tree, rec, fresh);
+		g_hash_table_replace(tree->dirs, g_memdup2(&fresh->ino, sizeof(fresh->ino)), fresh);
+		rec = fresh;
+	}
+	SharedDir *dir = shared_dir_new(fd);
+	for (size_t i = 0; i < rec->nfiles; i++)
+		if (!still_valid(tree, fd, &rec->files[i]))
+			queue_job(scan, dir, &rec->files[i]);
+	shared_dir_unref(dir);
+	return rec;
+}
+
+static void scan_subtree(Scan *scan, int fd, const struct stat *st)
+{
+	if (!g_hash_table_add(scan->visited, g_memdup2(&st->st_ino, sizeof(st->st_ino)))) {
+		close(fd);
+		return;
+	}
+	/* fd stays valid in the queued jobs; subdirectories open from a dup. */
+	int walk_fd = dup(fd);
+	int err;
+	DirRec *rec = refresh_dir(scan, fd, st, &err);
+	if (!rec || walk_fd < 0) {
+		if (walk_fd >= 0)
+			close(walk_fd);
+		return;
+	}
+	for (size_t i = 0; i < rec->nsubdirs; i++) {
+		struct stat sub;
+		int sfd = e4_open_subdir(walk_fd, rec->subdirs[i].name, scan->tree->dev, &sub);
+		rec->subdirs[i].ino = sfd >= 0 ? sub.st_ino : 0;
+		if (sfd >= 0)
+			scan_subtree(scan, sfd, &sub);
+	}
+	close(walk_fd);
+}
+
+typedef struct {
+	E4Tree *tree;
+	GHashTable *seen;       /* multiply linked inodes already counted */
+	GString *path;
+	E4TreeResult *out;
+	GHashTable *visited;
+} Aggregate;
+
+static void aggregate_file(Aggregate *ag, const FileRec *f)
+{
+	if (!f->valid)
+		return;
+	if (f->nlink > 1 && !g_hash_table_add(ag->seen, g_memdup2(&f->ino, sizeof(f->ino))))
+		return;
+	if (f->skip >= 0) {
+		e4_summary_skip(&ag->out->sum, (E4SkipReason)f->skip);
+		return;
+	}
+	e4_summary_add(&ag->out->sum, &f->fig);
+	if (!e4_top_wants(&ag->out->top, e4_figures_rank(&f->fig)))
+		return;
+	size_t mark = ag->path->len;
+	g_string_append(ag->path, f->name);
+	e4_top_offer(&ag->out->top, ag->path->str, &f->fig);
+	g_string_truncate(ag->path, mark);
+}
+
+static void aggregate_dir(Aggregate *ag, uint64_t ino)
+{
+	DirRec *rec = g_hash_table_lookup(ag->tree->dirs, &ino);
+	if (!rec || !g_hash_table_add(ag->visited, g_memdup2(&ino, sizeof(ino))))
+		return;
+	for (size_t i = 0; i < rec->nfiles; i++)
+		aggregate_file(ag, &rec->files[i]);
+	for (size_t i = 0; i < rec->nsubdirs; i++) {
+		if (!rec->subdirs[i].ino)
+			continue;
+		size_t mark = ag->path->len;
+		g_string_append(ag->path, rec->subdirs[i].name);
+		g_string_append_c(ag->path, '/');
+		aggregate_dir(ag, rec->subdirs[i].ino);
+		g_string_truncate(ag->path, mark);
+	}
+}
+
+static void scan_init(Scan *scan, E4Tree *tree)
+{
+	*scan = (Scan){ .tree = tree };
+	g_mutex_init(&scan->lock);
+	g_cond_init(&scan->done);
+	scan->visited = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	__atomic_fetch_add(&tree->scans, 1, __ATOMIC_RELAXED);
+}
+
+static void scan_finish(Scan *scan)
+{
+	wait_jobs(scan);
+	g_hash_table_destroy(scan->visited);
+	g_mutex_clear(&scan->lock);
+	g_cond_clear(&scan->done);
+}
+
+/* A private fd for the directory dirfd and its stat. */
+static int reopen_dir(int dirfd, struct stat *st)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, st) < 0) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
+{
+	struct stat st;
+	int fd = reopen_dir(dirfd, &st);
+	if (fd < 0)
+		return fd;
+	if (st.st_dev != tree->dev) {
+		close(fd);
+		return -EXDEV;
+	}
+	gint64 start = g_get_monotonic_time();
+	*out = (E4TreeResult){0};
+	e4_top_init(&out->top, top_n);
+
+	g_mutex_lock(&tree->lock);
+	Scan scan;
+	scan_init(&scan, tree);
+	scan_subtree(&scan, fd, &st);
+	scan_finish(&scan);
+	Aggregate ag = {
+		.tree = tree, .out = out, .path = g_string_new(NULL),
+		.seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+		.visited = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+	};
+	uint64_t root = st.st_ino;
+	aggregate_dir(&ag, root);
+	g_mutex_unlock(&tree->lock);
+
+	g_hash_table_destroy(ag.seen);
+	g_hash_table_destroy(ag.visited);
+	g_string_free(ag.path, TRUE);
+	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+	out->when = time(NULL);
+	return 0;
+}
+
+int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
+{
+	struct stat st;
+	int fd = reopen_dir(dirfd, &st);
+	if (fd < 0)
+		return fd;
+	g_mutex_lock(&tree->lock);
+	Scan scan;
+	scan_init(&scan, tree);
+	int rc;
+	DirRec *rec = refresh_dir(&scan, fd, &st, &rc);
+	scan_finish(&scan);
+	for (size_t i = 0; rec && rc == 0 && i < rec->nfiles; i++) {
+		const FileRec *f = &rec->files[i];
+		if (!f->valid)
+			continue;
+		E4TreeFile file = { f->name, f->skip, &f->fig };
+		rc = fn(&file, user);
+	}
+	g_mutex_unlock(&tree->lock);
+	return rc;
+}
+
+void e4_tree_forget_inode(E4Tree *tree, uint64_t ino)
+{
+	g_mutex_lock(&tree->lock);
+	g_hash_table_add(tree->forgotten, g_memdup2(&ino, sizeof(ino)));
+	g_mutex_unlock(&tree->lock);
+}
+
+void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
+{
+	out->scans = __atomic_load_n(&tree->scans, __ATOMIC_RELAXED);
+	out->inspections = __atomic_load_n(&tree->inspections, __ATOMIC_RELAXED);
+	out->revalidations = __atomic_load_n(&tree->revalidations, __ATOMIC_RELAXED);
+}
+
+E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)
+{
+	E4Tree *tree = g_new0(E4Tree, 1);
+	tree->geom = *geom;
+	tree->dev = dev;
+	g_mutex_init(&tree->lock);
+	tree->dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, dir_rec_free);
+	tree->forgotten = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	tree->pool = g_thread_pool_new(run_job, NULL, (gint)(threads ? threads : 1), FALSE, NULL);
+	return tree;
+}
+
+void e4_tree_free(E4Tree *tree)
+{
+	if (!tree)
+		return;
+	g_thread_pool_free(tree->pool, FALSE, TRUE);
+	g_hash_table_destroy(tree->dirs);
+	g_hash_table_destroy(tree->forgotten);
+	g_mutex_clear(&tree->lock);
+	g_free(tree);
+}
+
+void e4_tree_result_clear(E4TreeResult *res)
+{
+	e4_top_clear(&res->top);
+}

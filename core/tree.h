@@ -1,0 +1,62 @@
+/* A cache of per-file figures for one filesystem, kept as a tree of
+ * directories, so that a subtree's figures are recomputed only for what
+ * changed. Scans inspect files on a pool of threads. Thread-safe: scans
+ * are serialized by the tree. */
+#pragma once
+
+#include <stdint.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include "score.h"
+#include "superblock.h"
+#include "top.h"
+
+typedef struct E4Tree E4Tree;
+
+/* Counters since the tree was made, for metrics and tests. */
+typedef struct {
+	uint64_t scans;         /* e4_tree_scan / e4_tree_dir_files calls */
+	uint64_t inspections;   /* files opened and mapped with FIEMAP */
+	uint64_t revalidations; /* cached files checked by a stat */
+} E4TreeCounters;
+
+typedef struct {
+	E4Summary sum;
+	E4Top top;
+	double seconds;         /* wall time of the scan */
+	time_t when;            /* when it ended */
+} E4TreeResult;
+
+/* One file as e4_tree_dir_files reports it. */
+typedef struct {
+	const char *name;
+	int skip;               /* -1 analysed, else E4SkipReason */
+	const E4FileFigures *fig; /* fig->size is valid even when skipped */
+} E4TreeFile;
+
+typedef int (*E4TreeFileFn)(const E4TreeFile *file, void *user);
+
+/* A tree for the filesystem dev with this geometry; threads (>= 1) inspect
+ * files in parallel. */
+E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads);
+void e4_tree_free(E4Tree *tree);
+
+/* Figures of every regular file below the directory dirfd (on the tree's
+ * filesystem), each inode once, with the top_n most fragmented files.
+ * A cached file is reused when its inode, size, mtime and ctime are
+ * unchanged; anything else is inspected again. Returns 0 or -errno. */
+int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out);
+
+/* Calls fn for each regular file directly in dirfd, in readdir order,
+ * after the same revalidation (no recursion). Returns 0, -errno, or fn's
+ * first non-zero return. */
+int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user);
+
+/* Forgets the cached figures of inode ino (e.g. after moving its blocks,
+ * which changes no timestamp), so the next scan inspects it again. */
+void e4_tree_forget_inode(E4Tree *tree, uint64_t ino);
+
+void e4_tree_counters(E4Tree *tree, E4TreeCounters *out);
+
+void e4_tree_result_clear(E4TreeResult *res);
