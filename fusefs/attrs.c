@@ -1,0 +1,165 @@
+#include "attrs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "inspect.h"
+#include "render.h"
+
+enum { ON_DIR = 1, ON_FILE = 2, ON_ROOT = 4 };
+
+static const struct {
+	const char *name;
+	unsigned where;
+} attrs[ATTR__COUNT] = {
+	[ATTR_SCORE] = { "score", ON_DIR | ON_FILE },
+	[ATTR_EXTENTS] = { "extents", ON_DIR | ON_FILE },
+	[ATTR_STATS] = { "stats", ON_DIR | ON_FILE },
+	[ATTR_STATS_JSON] = { "stats.json", ON_DIR | ON_FILE },
+	[ATTR_REPORT] = { "report", ON_DIR },
+	[ATTR_METRICS] = { "metrics", ON_ROOT },
+};
+
+const char *const e4_reserved_names[] = {
+	"score", "extents", "stats", "stats.json", "report", "metrics", "defrag", "freespace", NULL,
+};
+
+const char *e4_attr_name(AttrId id)
+{
+	return id < ATTR__COUNT ? attrs[id].name : NULL;
+}
+
+bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id)
+{
+	if (id >= ATTR__COUNT)
+		return false;
+	unsigned where = node->is_dir ? ON_DIR : ON_FILE;
+	if (node == fs->root)
+		where |= ON_ROOT;
+	return attrs[id].where & where;
+}
+
+int e4_attr_lookup(const E4Fs *fs, const Node *node, const char *name)
+{
+	for (int id = 0; id < ATTR__COUNT; id++)
+		if (strcmp(attrs[id].name, name) == 0 && e4_attr_exists(fs, node, (AttrId)id))
+			return id;
+	return -1;
+}
+
+/* Opens the real object behind node for reading. The node's O_PATH fd
+ * pins the inode, so this reaches exactly that object, whatever happened
+ * to its path since. */
+static int open_real(const Node *node)
+{
+	if (node->is_dir) {
+		int fd = openat(node->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", node->fd);
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	int fd = open(path, flags | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = open(path, flags);
+	return fd < 0 ? -errno : fd;
+}
+
+static char *render_summary(E4Fs *fs, AttrId id, const E4Summary *sum, const E4Top *top,
+			    double seconds, time_t when)
+{
+	uint32_t bs = fs->info->geom.block_size;
+	switch (id) {
+	case ATTR_SCORE: return e4_render_score(sum);
+	case ATTR_STATS: return e4_render_stats(sum, bs, seconds, when);
+	case ATTR_STATS_JSON: return e4_render_stats_json(sum, bs, seconds, when);
+	case ATTR_REPORT: return e4_render_report(top, bs);
+	default: return NULL;
+	}
+}
+
+static int add_dir_file(const E4TreeFile *file, void *user)
+{
+	e4_render_dir_extents_add(user, file);
+	return 0;
+}
+
+static int generate_dir(E4Fs *fs, int fd, AttrId id, char **out)
+{
+	if (id == ATTR_EXTENTS) {
+		GString *text = e4_render_dir_extents_begin();
+		int rc = e4_tree_dir_files(fs->tree, fd, add_dir_file, text);
+		*out = g_string_free(text, rc < 0);
+		return rc;
+	}
+	E4TreeResult res;
+	int rc = e4_tree_scan(fs->tree, fd, fs->report_top, &res);
+	if (rc < 0)
+		return rc;
+	*out = render_summary(fs, id, &res.sum, &res.top, res.seconds, res.when);
+	e4_tree_result_clear(&res);
+	return 0;
+}
+
+static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
+{
+	E4ExtentMap map = {0};
+	E4FileResult r;
+	gint64 start = g_get_monotonic_time();
+	int rc = e4_inspect_fd(fd, &fs->info->geom, &map, &r);
+	if (rc == 0 && id == ATTR_EXTENTS && r.skip == E4_SKIP_NO_FIEMAP)
+		rc = -r.error;
+	if (rc == 0 && id == ATTR_EXTENTS) {
+		*out = e4_render_file_extents(&map, &r.fig, fs->info->geom.block_size);
+	} else if (rc == 0) {
+		E4Summary sum = {0};
+		E4Top top = {0};
+		e4_summary_add_result(&sum, &r);
+		double seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+		*out = render_summary(fs, id, &sum, &top, seconds, time(NULL));
+	}
+	e4_extent_map_clear(&map);
+	return rc;
+}
+
+static char *render_metrics(E4Fs *fs)
+{
+	E4TreeCounters c;
+	e4_tree_counters(fs->tree, &c);
+	const struct {
+		const char *name, *help;
+		uint64_t value;
+	} counters[] = {
+		{ "e4infofs_scans_total", "Subtree and directory scans served.", c.scans },
+		{ "e4infofs_inspections_total", "Files opened and mapped with FIEMAP.", c.inspections },
+		{ "e4infofs_revalidations_total", "Cached files re-checked with a stat.", c.revalidations },
+	};
+	GString *out = g_string_new(NULL);
+	for (size_t i = 0; i < G_N_ELEMENTS(counters); i++)
+		g_string_append_printf(out, "# HELP %s %s\n# TYPE %s counter\n%s %" G_GUINT64_FORMAT "\n",
+				       counters[i].name, counters[i].help, counters[i].name,
+				       counters[i].name, counters[i].value);
+	return g_string_free(out, FALSE);
+}
+
+int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len)
+{
+	*out = NULL;
+	if (id == ATTR_METRICS) {
+		*out = render_metrics(fs);
+		*len = strlen(*out);
+		return 0;
+	}
+	int fd = open_real(node);
+	if (fd < 0)
+		return fd;
+	int rc = node->is_dir ? generate_dir(fs, fd, id, out) : generate_file(fs, fd, id, out);
+	close(fd);
+	if (rc == 0 && !*out)
+		rc = -EINVAL;
+	*len = *out ? strlen(*out) : 0;
+	return rc;
+}

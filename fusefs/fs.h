@@ -1,0 +1,43 @@
+/* State shared by the FUSE handlers of one mount; owned by main(). */
+#pragma once
+
+#define FUSE_USE_VERSION 312
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <fuse_lowlevel.h>
+#include <glib.h>
+
+#include "fsinfo.h"
+#include "tree.h"
+
+/* A mirrored real object (directory or regular file). Attribute files
+ * are not nodes: their inode numbers derive from their node's (see ino.h). */
+typedef struct {
+	uint64_t real_ino;   /* st_ino on the source filesystem */
+	int fd;              /* O_PATH fd of the real object */
+	bool is_dir;         /* false: a regular file shown as a directory */
+	uint64_t nlookup;    /* kernel lookups of the node and its attributes */
+} Node;
+
+typedef struct {
+	E4FsInfo *info;
+	E4Tree *tree;
+	Node *root;
+	GMutex lock;         /* guards nodes */
+	GHashTable *nodes;   /* real ino -> Node */
+	double timeout;      /* entry and attribute cache timeout, seconds */
+	size_t report_top;   /* lines in report */
+} E4Fs;
+
+extern const struct fuse_lowlevel_ops e4_ops;
+
+/* The node table (nodes.c). */
+Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino);
+/* Finds or adds the node of a real object opened as fd (consumed) with
+ * stat st, and counts one kernel lookup. */
+Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st);
+void e4fs_node_forget(E4Fs *fs, fuse_ino_t ino, uint64_t nlookup);
+/* Counts one more kernel lookup of an attribute of node. */
+void e4fs_node_ref_attr(E4Fs *fs, Node *node);
+void e4fs_nodes_free(E4Fs *fs);

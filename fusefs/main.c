@@ -1,0 +1,183 @@
+/* e4infofs: mount a live view of ext4 fragmentation. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#include "fs.h"
+
+typedef struct {
+	char *source;
+	unsigned scan_threads;
+	unsigned report_top;
+	double timeout;
+	int allow_other;
+} Options;
+
+enum { KEY_ALLOW_OTHER };
+
+#define OPT(t, p) { t, offsetof(Options, p), 0 }
+static const struct fuse_opt option_spec[] = {
+	OPT("scan_threads=%u", scan_threads),
+	OPT("report_top=%u", report_top),
+	OPT("timeout=%lf", timeout),
+	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	FUSE_OPT_END
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	(void)outargs;
+	Options *o = data;
+	if (key == KEY_ALLOW_OTHER) {
+		o->allow_other = 1;
+		return 1;
+	}
+	if (key == FUSE_OPT_KEY_NONOPT && !o->source) {
+		o->source = strdup(arg);
+		return 0;
+	}
+	return 1;
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [options] SOURCE MOUNTPOINT\n\n"
+	       "Mounts a view of SOURCE (a directory on a mounted ext4 filesystem, or a\n"
+	       "mounted ext4 block device) at MOUNTPOINT. Every directory and regular file\n"
+	       "of SOURCE appears as a directory holding score, extents, stats, stats.json\n"
+	       "(and report in directories). See e4infofs(8) and docs/.\n\n"
+	       "e4infofs options:\n"
+	       "    -o scan_threads=N      threads that map files during a scan (default 4)\n"
+	       "    -o report_top=N        files listed in report (default 10)\n"
+	       "    -o timeout=SECONDS     kernel cache timeout of names and attributes (default 1)\n\n",
+	       prog);
+	fuse_cmdline_help();
+	fuse_lowlevel_help();
+}
+
+static const char *source_error(int err)
+{
+	switch (err) {
+	case ENOTDIR: return "not a directory or a block device";
+	case ENXIO: return "block device is not mounted";
+	case EMEDIUMTYPE: return "not on a mounted ext4 filesystem";
+	default: return strerror(err);
+	}
+}
+
+/* fsname=SOURCE with fuse_opt's separators escaped. */
+static char *fsname_option(const char *source)
+{
+	GString *opt = g_string_new("-ofsname=");
+	for (const char *p = source; *p; p++) {
+		if (*p == ',' || *p == '\\')
+			g_string_append_c(opt, '\\');
+		g_string_append_c(opt, *p);
+	}
+	return g_string_free(opt, FALSE);
+}
+
+/* Each looked-up object holds an O_PATH fd: allow as many as the hard limit. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int make_root(E4Fs *fs)
+{
+	int fd = open(fs->info->source_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0)
+		return -errno;
+	fs->nodes = g_hash_table_new(g_int64_hash, g_int64_equal);
+	g_mutex_init(&fs->lock);
+	fs->root = e4fs_node_ref(fs, fd, &st);
+	return 0;
+}
+
+static int serve(E4Fs *fs, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+{
+	struct fuse_session *se = fuse_session_new(args, &e4_ops, sizeof(e4_ops), fs);
+	if (!se)
+		return 1;
+	int rc = 1;
+	if (fuse_set_signal_handlers(se) != 0)
+		goto out_session;
+	if (fuse_session_mount(se, cmd->mountpoint) != 0)
+		goto out_signals;
+	fuse_daemonize(cmd->foreground);
+	if (cmd->singlethread) {
+		rc = fuse_session_loop(se);
+	} else {
+		struct fuse_loop_config *cfg = fuse_loop_cfg_create();
+		fuse_loop_cfg_set_clone_fd(cfg, (unsigned)cmd->clone_fd);
+		fuse_loop_cfg_set_max_threads(cfg, cmd->max_threads);
+		rc = fuse_session_loop_mt(se, cfg);
+		fuse_loop_cfg_destroy(cfg);
+	}
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out_session:
+	fuse_session_destroy(se);
+	return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	Options opts = { .scan_threads = 4, .report_top = 10, .timeout = 1.0 };
+	struct fuse_cmdline_opts cmd = {0};
+	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||
+	    fuse_parse_cmdline(&args, &cmd) != 0)
+		return 1;
+	if (cmd.show_help) {
+		usage(argv[0]);
+		return 0;
+	}
+	if (cmd.show_version) {
+		printf("e4infofs %s (FUSE library %s)\n", E4INFOFS_VERSION, fuse_pkgversion());
+		return 0;
+	}
+	if (!opts.source || !cmd.mountpoint) {
+		fprintf(stderr, "%s: usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0], argv[0]);
+		return 1;
+	}
+	E4Fs fs = { .timeout = opts.timeout, .report_top = opts.report_top };
+	int err = e4_fsinfo_resolve(opts.source, &fs.info);
+	if (err < 0) {
+		fprintf(stderr, "e4infofs: %s: %s\n", opts.source, source_error(-err));
+		return 1;
+	}
+	g_autofree char *fsname = fsname_option(opts.source);
+	fuse_opt_add_arg(&args, fsname);
+	fuse_opt_add_arg(&args, "-osubtype=e4infofs");
+	/* Without it the kernel would reuse one user's permission check for all. */
+	if (opts.allow_other)
+		fuse_opt_add_arg(&args, "-odefault_permissions");
+	raise_fd_limit();
+	err = make_root(&fs);
+	if (err < 0) {
+		fprintf(stderr, "e4infofs: %s: %s\n", fs.info->source_dir, strerror(-err));
+		return 1;
+	}
+	fs.tree = e4_tree_new(&fs.info->geom, fs.info->dev, opts.scan_threads ? opts.scan_threads : 1);
+	int rc = serve(&fs, &args, &cmd);
+	e4_tree_free(fs.tree);
+	e4fs_nodes_free(&fs);
+	e4_fsinfo_free(fs.info);
+	free(opts.source);
+	free(cmd.mountpoint);
+	fuse_opt_free_args(&args);
+	return rc;
+}

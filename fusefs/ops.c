@@ -1,0 +1,422 @@
+/* The FUSE low-level handlers: the mirror's namespace and the attribute
+ * files' open/read. Every handler answers; none may take the daemon down. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "attrs.h"
+#include "escape.h"
+#include "fs.h"
+#include "ino.h"
+#include "walk.h"
+
+static E4Fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/* Permission bits: write never, and execute (enter) wherever read is,
+ * since a file is shown as a directory of its attribute files. */
+static mode_t dir_mode(mode_t real)
+{
+	mode_t r = real & 0444;
+	return S_IFDIR | r | (r >> 2);
+}
+
+static void node_stat(const struct stat *real, struct stat *st)
+{
+	*st = *real;
+	st->st_mode = dir_mode(real->st_mode);
+	st->st_nlink = 2;
+	if (!S_ISDIR(real->st_mode))
+		st->st_size = 0;
+}
+
+/* The stat of node's attribute file id, derived from the real object. */
+static void attr_stat(const struct stat *real, uint64_t ino, struct stat *st)
+{
+	*st = *real;
+	st->st_ino = ino;
+	st->st_mode = S_IFREG | (real->st_mode & 0444);
+	st->st_nlink = 1;
+	/* Generated content: size 0 and direct_io, so readers read to EOF. */
+	st->st_size = 0;
+	st->st_blocks = 0;
+}
+
+static uint64_t node_ino(E4Fs *fs, const Node *node)
+{
+	return node == fs->root ? FUSE_ROOT_ID : e4_ino_base(node->real_ino);
+}
+
+static int stat_ino(E4Fs *fs, fuse_ino_t ino, struct stat *st)
+{
+	Node *node = e4fs_node_get(fs, ino);
+	if (!node)
+		return -ESTALE;
+	struct stat real;
+	if (fstat(node->fd, &real) < 0)
+		return -errno;
+	int attr = ino == FUSE_ROOT_ID ? -1 : e4_ino_attr(ino);
+	if (attr < 0) {
+		node_stat(&real, st);
+		st->st_ino = ino;
+	} else {
+		attr_stat(&real, ino, st);
+	}
+	return 0;
+}
+
+static void reply_attr_entry(fuse_req_t req, E4Fs *fs, Node *node, int attr)
+{
+	struct fuse_entry_param e = { .attr_timeout = fs->timeout, .entry_timeout = fs->timeout };
+	e.ino = e4_ino_base(node->real_ino) + 1 + (uint64_t)attr;
+	int rc = stat_ino(fs, e.ino, &e.attr);
+	if (rc < 0) {
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	e4fs_node_ref_attr(fs, node);
+	fuse_reply_entry(req, &e);
+}
+
+/* Opens the real entry shown as name in the directory node. */
+static int open_child(E4Fs *fs, Node *parent, const char *name, struct stat *st)
+{
+	g_autofree char *real = e4_name_unescape(name, e4_reserved_names);
+	if (!real)
+		return -ENOENT;
+	if (parent->real_ino == E4_EXT4_ROOT_INO && strcmp(real, "lost+found") == 0)
+		return -ENOENT;
+	int fd = openat(parent->fd, real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Only directories and regular files of this filesystem are mirrored. */
+	if (fstat(fd, st) < 0 || st->st_dev != fs->info->dev ||
+	    !(S_ISDIR(st->st_mode) || S_ISREG(st->st_mode))) {
+		close(fd);
+		return -ENOENT;
+	}
+	return fd;
+}
+
+static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
+{
+	E4Fs *fs = fs_of(req);
+	Node *parent = e4fs_node_get(fs, parent_ino);
+	if (!parent || (parent_ino != FUSE_ROOT_ID && e4_ino_attr(parent_ino) >= 0)) {
+		fuse_reply_err(req, parent ? ENOTDIR : ESTALE);
+		return;
+	}
+	int attr = e4_attr_lookup(fs, parent, name);
+	if (attr >= 0) {
+		reply_attr_entry(req, fs, parent, attr);
+		return;
+	}
+	if (!parent->is_dir) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	struct stat st;
+	int fd = open_child(fs, parent, name, &st);
+	if (fd < 0) {
+		fuse_reply_err(req, -fd);
+		return;
+	}
+	Node *node = e4fs_node_ref(fs, fd, &st);
+	struct fuse_entry_param e = { .attr_timeout = fs->timeout, .entry_timeout = fs->timeout };
+	e.ino = e4_ino_base(node->real_ino);
+	node_stat(&st, &e.attr);
+	e.attr.st_ino = e.ino;
+	fuse_reply_entry(req, &e);
+}
+
+static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	e4fs_node_forget(fs_of(req), ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_forget_multi(fuse_req_t req, size_t count, struct fuse_forget_data *forgets)
+{
+	for (size_t i = 0; i < count; i++)
+		e4fs_node_forget(fs_of(req), forgets[i].ino, forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void op_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)fi;
+	E4Fs *fs = fs_of(req);
+	struct stat st;
+	int rc = stat_ino(fs, ino, &st);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, fs->timeout);
+}
+
+/* A directory listing, taken at opendir and served from for every readdir. */
+typedef struct {
+	GPtrArray *names;  /* shown names */
+	GArray *inos;      /* their inode numbers */
+	GArray *types;     /* their modes (S_IFDIR / S_IFREG) */
+} Listing;
+
+static void listing_add(Listing *l, char *name, uint64_t ino, mode_t type)
+{
+	g_ptr_array_add(l->names, name);
+	g_array_append_val(l->inos, ino);
+	g_array_append_val(l->types, type);
+}
+
+static void listing_free(Listing *l)
+{
+	g_ptr_array_free(l->names, TRUE);
+	g_array_free(l->inos, TRUE);
+	g_array_free(l->types, TRUE);
+	g_free(l);
+}
+
+static int list_real(E4Fs *fs, Node *node, Listing *l)
+{
+	int fd = openat(node->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	E4DirList list = {0};
+	int rc = fstat(fd, &st) < 0 ? -errno : e4_dir_list(fd, &st, fs->info->dev, &list);
+	close(fd);
+	for (size_t i = 0; rc == 0 && i < list.n; i++)
+		listing_add(l, e4_name_escape(list.v[i].name, e4_reserved_names),
+			    e4_ino_base(list.v[i].ino), S_IFDIR);
+	e4_dir_list_clear(&list);
+	return rc;
+}
+
+static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	E4Fs *fs = fs_of(req);
+	Node *node = e4fs_node_get(fs, ino);
+	if (!node || (ino != FUSE_ROOT_ID && e4_ino_attr(ino) >= 0)) {
+		fuse_reply_err(req, node ? ENOTDIR : ESTALE);
+		return;
+	}
+	Listing *l = g_new0(Listing, 1);
+	l->names = g_ptr_array_new_with_free_func(g_free);
+	l->inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	l->types = g_array_new(FALSE, FALSE, sizeof(mode_t));
+	listing_add(l, g_strdup("."), node_ino(fs, node), S_IFDIR);
+	listing_add(l, g_strdup(".."), FUSE_ROOT_ID, S_IFDIR);
+	for (int id = 0; id < ATTR__COUNT; id++)
+		if (e4_attr_exists(fs, node, (AttrId)id))
+			listing_add(l, g_strdup(e4_attr_name((AttrId)id)),
+				    e4_ino_base(node->real_ino) + 1 + (uint64_t)id, S_IFREG);
+	int rc = node->is_dir ? list_real(fs, node, l) : 0;
+	if (rc < 0) {
+		listing_free(l);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)l;
+	fuse_reply_open(req, fi);
+}
+
+static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	(void)ino;
+	Listing *l = (Listing *)(uintptr_t)fi->fh;
+	g_autofree char *buf = g_malloc(size);
+	size_t used = 0;
+	for (size_t i = (size_t)off; i < l->names->len; i++) {
+		struct stat st = {
+			.st_ino = g_array_index(l->inos, uint64_t, i),
+			.st_mode = g_array_index(l->types, mode_t, i),
+		};
+		size_t want = fuse_add_direntry(req, buf + used, size - used,
+						g_ptr_array_index(l->names, i), &st, (off_t)(i + 1));
+		if (want > size - used)
+			break;
+		used += want;
+	}
+	fuse_reply_buf(req, buf, used);
+}
+
+static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	listing_free((Listing *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+/* The daemon runs as root: without default_permissions the kernel would
+ * let anyone read what root may. Read access is the real object's. */
+static bool may_read(fuse_req_t req, const struct stat *st)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	if (ctx->uid == 0)
+		return true;
+	if (ctx->uid == st->st_uid)
+		return st->st_mode & S_IRUSR;
+	bool in_group = ctx->gid == st->st_gid;
+	gid_t groups[64];
+	int n = fuse_req_getgroups(req, G_N_ELEMENTS(groups), groups);
+	for (int i = 0; !in_group && i < n && i < (int)G_N_ELEMENTS(groups); i++)
+		in_group = groups[i] == st->st_gid;
+	return st->st_mode & (in_group ? S_IRGRP : S_IROTH);
+}
+
+typedef struct {
+	char *data;
+	size_t len;
+} Content;
+
+static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	E4Fs *fs = fs_of(req);
+	int attr = ino == FUSE_ROOT_ID ? -1 : e4_ino_attr(ino);
+	Node *node = e4fs_node_get(fs, ino);
+	if (!node || attr < 0) {
+		fuse_reply_err(req, node ? EISDIR : ESTALE);
+		return;
+	}
+	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	struct stat real;
+	if (fstat(node->fd, &real) < 0 || !may_read(req, &real)) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	Content *c = g_new0(Content, 1);
+	int rc = e4_attr_generate(fs, node, (AttrId)attr, &c->data, &c->len);
+	if (rc < 0) {
+		fuse_log(FUSE_LOG_ERR, "e4infofs: %s of inode %" G_GUINT64_FORMAT ": %s\n",
+			 e4_attr_name((AttrId)attr), node->real_ino, g_strerror(-rc));
+		g_free(c);
+		fuse_reply_err(req, -rc);
+		return;
+	}
+	fi->fh = (uintptr_t)c;
+	fi->direct_io = 1;
+	fuse_reply_open(req, fi);
+}
+
+static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	(void)ino;
+	const Content *c = (const Content *)(uintptr_t)fi->fh;
+	if (off < 0 || (size_t)off >= c->len) {
+		fuse_reply_buf(req, NULL, 0);
+		return;
+	}
+	size_t n = c->len - (size_t)off;
+	fuse_reply_buf(req, c->data + off, n < size ? n : size);
+}
+
+static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	Content *c = (Content *)(uintptr_t)fi->fh;
+	if (c) {
+		g_free(c->data);
+		g_free(c);
+	}
+	fuse_reply_err(req, 0);
+}
+
+static void op_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	(void)ino;
+	struct statvfs sv;
+	if (fstatvfs(fs_of(req)->root->fd, &sv) < 0)
+		fuse_reply_err(req, errno);
+	else
+		fuse_reply_statfs(req, &sv);
+}
+
+/* Nothing in the mirror can be created, removed, renamed or changed. */
+static void reply_erofs(fuse_req_t req)
+{
+	fuse_reply_err(req, EROFS);
+}
+
+static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+		       struct fuse_file_info *fi)
+{
+	(void)ino, (void)attr, (void)to_set, (void)fi;
+	reply_erofs(req);
+}
+
+static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	reply_erofs(req);
+}
+
+static void op_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	reply_erofs(req);
+}
+
+static void op_remove(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	reply_erofs(req);
+}
+
+static void op_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	reply_erofs(req);
+}
+
+static void op_rename(fuse_req_t req, fuse_ino_t parent, const char *name, fuse_ino_t newparent,
+		      const char *newname, unsigned int flags)
+{
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	reply_erofs(req);
+}
+
+static void op_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	reply_erofs(req);
+}
+
+static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+		      struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	reply_erofs(req);
+}
+
+const struct fuse_lowlevel_ops e4_ops = {
+	.lookup = op_lookup,
+	.forget = op_forget,
+	.forget_multi = op_forget_multi,
+	.getattr = op_getattr,
+	.setattr = op_setattr,
+	.mknod = op_mknod,
+	.mkdir = op_mkdir,
+	.unlink = op_remove,
+	.rmdir = op_remove,
+	.symlink = op_symlink,
+	.rename = op_rename,
+	.link = op_link,
+	.create = op_create,
+	.opendir = op_opendir,
+	.readdir = op_readdir,
+	.releasedir = op_releasedir,
+	.open = op_open,
+	.read = op_read,
+	.release = op_release,
+	.statfs = op_statfs,
+};
