@@ -50,22 +50,17 @@ int e4_attr_lookup(const E4Fs *fs, const Node *node, const char *name)
 	return -1;
 }
 
-/* Opens the real object behind node for reading. The node's O_PATH fd
- * pins the inode, so this reaches exactly that object, whatever happened
- * to its path since. */
-static int open_real(const Node *node)
+/* Opens the real object behind node for reading: exactly the inode that
+ * was looked up (by its handle), whatever happened to its path since. */
+static int open_real(E4Fs *fs, const Node *node)
 {
-	if (node->is_dir) {
-		int fd = openat(node->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		return fd < 0 ? -errno : fd;
-	}
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", node->fd);
-	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
-	int fd = open(path, flags | O_NOATIME);
-	if (fd < 0 && errno == EPERM)
-		fd = open(path, flags);
-	return fd < 0 ? -errno : fd;
+	if (node->is_dir)
+		return e4fs_node_open(fs, node, O_RDONLY | O_DIRECTORY);
+	int flags = O_RDONLY | O_NONBLOCK | O_NOCTTY;
+	int fd = e4fs_node_open(fs, node, flags | O_NOATIME);
+	if (fd == -EPERM)
+		fd = e4fs_node_open(fs, node, flags);
+	return fd;
 }
 
 static char *render_summary(E4Fs *fs, AttrId id, const E4Summary *sum, const E4Top *top,
@@ -153,7 +148,7 @@ int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len)
 		*len = strlen(*out);
 		return 0;
 	}
-	int fd = open_real(node);
+	int fd = open_real(fs, node);
 	if (fd < 0)
 		return fd;
 	int rc = node->is_dir ? generate_dir(fs, fd, id, out) : generate_file(fs, fd, id, out);

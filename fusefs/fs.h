@@ -9,13 +9,14 @@
 #include <glib.h>
 
 #include "fsinfo.h"
+#include "handle.h"
 #include "tree.h"
 
 /* A mirrored real object (directory or regular file). Attribute files
  * are not nodes: their inode numbers derive from their node's (see ino.h). */
 typedef struct {
 	uint64_t real_ino;   /* st_ino on the source filesystem */
-	int fd;              /* O_PATH fd of the real object */
+	E4Handle *handle;    /* the real object's file handle: no fd held */
 	bool is_dir;         /* false: a regular file shown as a directory */
 	uint64_t nlookup;    /* kernel lookups of the node and its attributes */
 } Node;
@@ -24,6 +25,7 @@ typedef struct {
 	E4FsInfo *info;
 	E4Tree *tree;
 	Node *root;
+	int root_fd;         /* fd of SOURCE (not O_PATH), the mount fd for handles */
 	GMutex lock;         /* guards nodes */
 	GHashTable *nodes;   /* real ino -> Node */
 	double timeout;      /* entry and attribute cache timeout, seconds */
@@ -34,9 +36,15 @@ extern const struct fuse_lowlevel_ops e4_ops;
 
 /* The node table (nodes.c). */
 Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino);
-/* Finds or adds the node of a real object opened as fd (consumed) with
- * stat st, and counts one kernel lookup. */
+/* Finds or adds the node of the real object open as fd (any kind of fd,
+ * not consumed) with stat st, and counts one kernel lookup. Returns NULL
+ * with errno set when no handle can be made. */
 Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st);
+/* Opens the real object of node with flags (O_PATH, O_RDONLY, ...).
+ * Returns the fd or -errno (ESTALE when the object is gone). */
+int e4fs_node_open(E4Fs *fs, const Node *node, int flags);
+/* fstat of the real object of node. Returns 0 or -errno. */
+int e4fs_node_stat(E4Fs *fs, const Node *node, struct stat *st);
 void e4fs_node_forget(E4Fs *fs, fuse_ino_t ino, uint64_t nlookup);
 /* Counts one more kernel lookup of an attribute of node. */
 void e4fs_node_ref_attr(E4Fs *fs, Node *node);

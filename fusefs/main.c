@@ -83,7 +83,7 @@ static char *fsname_option(const char *source)
 	return g_string_free(opt, FALSE);
 }
 
-/* Each looked-up object holds an O_PATH fd: allow as many as the hard limit. */
+/* A scan holds a directory fd per queued file: allow what the hard limit allows. */
 static void raise_fd_limit(void)
 {
 	struct rlimit rl;
@@ -95,14 +95,16 @@ static void raise_fd_limit(void)
 
 static int make_root(E4Fs *fs)
 {
-	int fd = open(fs->info->source_dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Not O_PATH: open_by_handle_at refuses O_PATH mount fds (EBADF). */
+	int fd = open(fs->info->source_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) < 0)
 		return -errno;
+	fs->root_fd = fd;
 	fs->nodes = g_hash_table_new(g_int64_hash, g_int64_equal);
 	g_mutex_init(&fs->lock);
 	fs->root = e4fs_node_ref(fs, fd, &st);
-	return 0;
+	return fs->root ? 0 : -errno;
 }
 
 static int serve(E4Fs *fs, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
@@ -175,6 +177,7 @@ int main(int argc, char **argv)
 	int rc = serve(&fs, &args, &cmd);
 	e4_tree_free(fs.tree);
 	e4fs_nodes_free(&fs);
+	close(fs.root_fd);
 	e4_fsinfo_free(fs.info);
 	free(opts.source);
 	free(cmd.mountpoint);

@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
@@ -15,22 +17,54 @@ Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino)
 	return node;
 }
 
+static bool same_handle(const E4Handle *a, const E4Handle *b)
+{
+	return a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
+	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+}
+
 Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st)
 {
+	E4Handle *handle = e4_handle_of(fd);
+	if (!handle)
+		return NULL;
 	uint64_t real = st->st_ino;
 	g_mutex_lock(&fs->lock);
 	Node *node = g_hash_table_lookup(fs->nodes, &real);
-	if (node) {
-		/* The inode cannot have been reused while our fd pins it. */
-		close(fd);
-	} else {
+	if (!node) {
 		node = g_new0(Node, 1);
-		*node = (Node){ .real_ino = real, .fd = fd, .is_dir = S_ISDIR(st->st_mode) };
+		*node = (Node){ .real_ino = real, .handle = handle, .is_dir = S_ISDIR(st->st_mode) };
 		g_hash_table_insert(fs->nodes, &node->real_ino, node);
+	} else if (!same_handle(node->handle, handle)) {
+		/* The inode number was freed and reused: the node is the new object. */
+		g_free(node->handle);
+		node->handle = handle;
+		node->is_dir = S_ISDIR(st->st_mode);
+	} else {
+		g_free(handle);
 	}
 	node->nlookup++;
 	g_mutex_unlock(&fs->lock);
 	return node;
+}
+
+int e4fs_node_open(E4Fs *fs, const Node *node, int flags)
+{
+	/* A copy: lookup may replace the handle meanwhile; no lock over I/O. */
+	g_mutex_lock(&fs->lock);
+	g_autofree E4Handle *h = g_memdup2(node->handle, sizeof(*h) + node->handle->handle_bytes);
+	g_mutex_unlock(&fs->lock);
+	return e4_handle_open(fs->root_fd, h, flags);
+}
+
+int e4fs_node_stat(E4Fs *fs, const Node *node, struct stat *st)
+{
+	int fd = e4fs_node_open(fs, node, O_PATH);
+	if (fd < 0)
+		return fd;
+	int rc = fstat(fd, st) < 0 ? -errno : 0;
+	close(fd);
+	return rc;
 }
 
 void e4fs_node_ref_attr(E4Fs *fs, Node *node)
@@ -38,6 +72,13 @@ void e4fs_node_ref_attr(E4Fs *fs, Node *node)
 	g_mutex_lock(&fs->lock);
 	node->nlookup++;
 	g_mutex_unlock(&fs->lock);
+}
+
+static void free_node(gpointer p)
+{
+	Node *node = p;
+	g_free(node->handle);
+	g_free(node);
 }
 
 void e4fs_node_forget(E4Fs *fs, fuse_ino_t ino, uint64_t nlookup)
@@ -49,17 +90,9 @@ void e4fs_node_forget(E4Fs *fs, fuse_ino_t ino, uint64_t nlookup)
 	node->nlookup = node->nlookup > nlookup ? node->nlookup - nlookup : 0;
 	if (node->nlookup == 0 && node != fs->root) {
 		g_hash_table_remove(fs->nodes, &node->real_ino);
-		close(node->fd);
-		g_free(node);
+		free_node(node);
 	}
 	g_mutex_unlock(&fs->lock);
-}
-
-static void free_node(gpointer p)
-{
-	Node *node = p;
-	close(node->fd);
-	g_free(node);
 }
 
 void e4fs_nodes_free(E4Fs *fs)

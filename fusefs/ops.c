@@ -58,8 +58,9 @@ static int stat_ino(E4Fs *fs, fuse_ino_t ino, struct stat *st)
 	if (!node)
 		return -ESTALE;
 	struct stat real;
-	if (fstat(node->fd, &real) < 0)
-		return -errno;
+	int rc = e4fs_node_stat(fs, node, &real);
+	if (rc < 0)
+		return rc;
 	int attr = ino == FUSE_ROOT_ID ? -1 : e4_ino_attr(ino);
 	if (attr < 0) {
 		node_stat(&real, st);
@@ -91,7 +92,11 @@ static int open_child(E4Fs *fs, Node *parent, const char *name, struct stat *st)
 		return -ENOENT;
 	if (parent->real_ino == E4_EXT4_ROOT_INO && strcmp(real, "lost+found") == 0)
 		return -ENOENT;
-	int fd = openat(parent->fd, real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int dirfd = e4fs_node_open(fs, parent, O_PATH | O_DIRECTORY);
+	if (dirfd < 0)
+		return dirfd;
+	int fd = openat(dirfd, real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	close(dirfd);
 	if (fd < 0)
 		return -errno;
 	/* Only directories and regular files of this filesystem are mirrored. */
@@ -127,6 +132,12 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		return;
 	}
 	Node *node = e4fs_node_ref(fs, fd, &st);
+	int err = errno;
+	close(fd);
+	if (!node) {
+		fuse_reply_err(req, err);
+		return;
+	}
 	struct fuse_entry_param e = { .attr_timeout = fs->timeout, .entry_timeout = fs->timeout };
 	e.ino = e4_ino_base(node->real_ino);
 	node_stat(&st, &e.attr);
@@ -183,9 +194,9 @@ static void listing_free(Listing *l)
 
 static int list_real(E4Fs *fs, Node *node, Listing *l)
 {
-	int fd = openat(node->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = e4fs_node_open(fs, node, O_RDONLY | O_DIRECTORY);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	struct stat st;
 	E4DirList list = {0};
 	int rc = fstat(fd, &st) < 0 ? -errno : e4_dir_list(fd, &st, fs->info->dev, &list);
@@ -289,7 +300,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	struct stat real;
-	if (fstat(node->fd, &real) < 0 || !may_read(req, &real)) {
+	if (e4fs_node_stat(fs, node, &real) < 0 || !may_read(req, &real)) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -335,7 +346,7 @@ static void op_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	(void)ino;
 	struct statvfs sv;
-	if (fstatvfs(fs_of(req)->root->fd, &sv) < 0)
+	if (fstatvfs(fs_of(req)->root_fd, &sv) < 0)
 		fuse_reply_err(req, errno);
 	else
 		fuse_reply_statfs(req, &sv);
