@@ -185,3 +185,47 @@ void e4_render_dir_extents_add(GString *out, const E4TreeFile *file)
 	e4_escape_text(out, file->name);
 	g_string_append_c(out, '\n');
 }
+
+static void render_defrag_progress(GString *out, const E4DefragSummary *s, const char *current)
+{
+	double pct = s->bytes_total ? 100.0 * (double)s->bytes_done / (double)s->bytes_total
+				    : (s->files_total ? 100.0 * (double)s->files_done / (double)s->files_total : 0);
+	g_string_append_printf(out, "files_done: %" G_GUINT64_FORMAT "\nfiles_total: %" G_GUINT64_FORMAT
+			       "\nbytes_done: %" G_GUINT64_FORMAT "\nbytes_total: %" G_GUINT64_FORMAT
+			       "\npercent: ", s->files_done, s->files_total, s->bytes_done, s->bytes_total);
+	append_real(out, pct, 1);
+	g_string_append(out, "\ncurrent: ");
+	e4_escape_text(out, current ? current : "-");
+	g_string_append_c(out, '\n');
+}
+
+static void render_defrag_result(GString *out, const E4DefragSummary *s)
+{
+	g_string_append_printf(out, "files: %" G_GUINT64_FORMAT "\n", s->files_done);
+	for (int o = 0; o < E4_OUTCOME__COUNT; o++)
+		g_string_append_printf(out, "%s: %" G_GUINT64_FORMAT "\n", e4_outcome_name((E4Outcome)o),
+				       s->outcomes[o]);
+	for (int k = 0; k < E4_DSKIP__COUNT; k++)
+		if (s->skips[k])
+			g_string_append_printf(out, "skipped_%s: %" G_GUINT64_FORMAT "\n",
+					       e4_defrag_skip_name((E4DefragSkip)k), s->skips[k]);
+	g_string_append_printf(out, "runs_before: %" G_GUINT64_FORMAT "\nruns_after: %" G_GUINT64_FORMAT
+			       "\nbytes_moved: %" G_GUINT64_FORMAT "\nseconds: ",
+			       s->runs_before, s->runs_after, s->bytes_moved);
+	append_real(out, s->seconds, 3);
+	g_string_append_c(out, '\n');
+	if (s->first_error)
+		g_string_append_printf(out, "error: %s\n", g_strerror(s->first_error));
+}
+
+char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, const char *current,
+			      bool running)
+{
+	GString *out = g_string_new(NULL);
+	g_string_append_printf(out, "state: %s\n", state);
+	if (sum && running)
+		render_defrag_progress(out, sum, current);
+	else if (sum)
+		render_defrag_result(out, sum);
+	return g_string_free(out, FALSE);
+}

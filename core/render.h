@@ -34,3 +34,12 @@ char *e4_render_file_extents(const E4ExtentMap *map, const E4FileFigures *fig,
 /* A directory's files: the header, then e4_render_dir_extents_add per file. */
 GString *e4_render_dir_extents_begin(void);
 void e4_render_dir_extents_add(GString *out, const E4TreeFile *file);
+
+#include "defragtree.h"
+
+/* The `defrag` file: "state: STATE" then, when running, progress
+ * (files and bytes done/total, percent, current file), else the result
+ * (counts per outcome and skip reason, runs before/after, bytes moved,
+ * seconds, first error). */
+char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, const char *current,
+			      bool running);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "inspect.h"
+#include "jobs.h"
 #include "render.h"
 
 enum { ON_DIR = 1, ON_FILE = 2, ON_ROOT = 4 };
@@ -21,6 +22,7 @@ static const struct {
 	[ATTR_STATS_JSON] = { "stats.json", ON_DIR | ON_FILE },
 	[ATTR_REPORT] = { "report", ON_DIR },
 	[ATTR_METRICS] = { "metrics", ON_ROOT },
+	[ATTR_DEFRAG] = { "defrag", ON_DIR | ON_FILE },
 };
 
 const char *const e4_reserved_names[] = {
@@ -143,8 +145,8 @@ static char *render_metrics(E4Fs *fs)
 int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len)
 {
 	*out = NULL;
-	if (id == ATTR_METRICS) {
-		*out = render_metrics(fs);
+	if (id == ATTR_METRICS || id == ATTR_DEFRAG) {
+		*out = id == ATTR_METRICS ? render_metrics(fs) : e4fs_job_status(fs, node);
 		*len = strlen(*out);
 		return 0;
 	}

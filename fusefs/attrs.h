@@ -13,6 +13,7 @@ typedef enum {
 	ATTR_STATS_JSON,
 	ATTR_REPORT,
 	ATTR_METRICS,
+	ATTR_DEFRAG,
 	ATTR__COUNT
 } AttrId;
 

@@ -8,6 +8,7 @@
 #include <fuse_lowlevel.h>
 #include <glib.h>
 
+#include "defrag.h"
 #include "fsinfo.h"
 #include "handle.h"
 #include "tree.h"
@@ -19,6 +20,7 @@ typedef struct {
 	E4Handle *handle;    /* the real object's file handle: no fd held */
 	bool is_dir;         /* false: a regular file shown as a directory */
 	uint64_t nlookup;    /* kernel lookups of the node and its attributes */
+	uint64_t parent_ino; /* real ino of the directory it was last looked up in */
 } Node;
 
 typedef struct {
@@ -30,6 +32,14 @@ typedef struct {
 	GHashTable *nodes;   /* real ino -> Node */
 	double timeout;      /* entry and attribute cache timeout, seconds */
 	size_t report_top;   /* lines in report */
+	E4Defrag *defrag;
+	struct fuse_session *se;
+	unsigned defrag_threads; /* files moved at once by one job */
+	double good_kib;     /* a file's mean run (KiB) from which it is left alone; 0 off */
+	bool worst_first;
+	GMutex jobs_lock;    /* guards jobs and results */
+	GPtrArray *jobs;     /* running Job */
+	GHashTable *results; /* real ino -> last result text */
 } E4Fs;
 
 extern const struct fuse_lowlevel_ops e4_ops;
@@ -39,7 +49,7 @@ Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino);
 /* Finds or adds the node of the real object open as fd (any kind of fd,
  * not consumed) with stat st, and counts one kernel lookup. Returns NULL
  * with errno set when no handle can be made. */
-Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st);
+Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino);
 /* Opens the real object of node with flags (O_PATH, O_RDONLY, ...).
  * Returns the fd or -errno (ESTALE when the object is gone). */
 int e4fs_node_open(E4Fs *fs, const Node *node, int flags);

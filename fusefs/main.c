@@ -10,12 +10,16 @@
 #include <sys/stat.h>
 
 #include "fs.h"
+#include "jobs.h"
 
 typedef struct {
 	char *source;
 	unsigned scan_threads;
 	unsigned report_top;
 	double timeout;
+	unsigned defrag_threads;
+	double skip_run_kib;
+	unsigned worst_first;
 	int allow_other;
 } Options;
 
@@ -26,6 +30,9 @@ static const struct fuse_opt option_spec[] = {
 	OPT("scan_threads=%u", scan_threads),
 	OPT("report_top=%u", report_top),
 	OPT("timeout=%lf", timeout),
+	OPT("defrag_threads=%u", defrag_threads),
+	OPT("skip_run_kib=%lf", skip_run_kib),
+	OPT("worst_first=%u", worst_first),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END
 };
@@ -55,7 +62,10 @@ static void usage(const char *prog)
 	       "e4infofs options:\n"
 	       "    -o scan_threads=N      threads that map files during a scan (default 4)\n"
 	       "    -o report_top=N        files listed in report (default 10)\n"
-	       "    -o timeout=SECONDS     kernel cache timeout of names and attributes (default 1)\n\n",
+	       "    -o timeout=SECONDS     kernel cache timeout of names and attributes (default 1)\n"
+	       "    -o defrag_threads=N    files one defrag job moves at once (default 2)\n"
+	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
+	       "    -o worst_first=0|1     defragment the most fragmented files first (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
@@ -103,7 +113,7 @@ static int make_root(E4Fs *fs)
 	fs->root_fd = fd;
 	fs->nodes = g_hash_table_new(g_int64_hash, g_int64_equal);
 	g_mutex_init(&fs->lock);
-	fs->root = e4fs_node_ref(fs, fd, &st);
+	fs->root = e4fs_node_ref(fs, fd, &st, 0);
 	return fs->root ? 0 : -errno;
 }
 
@@ -112,6 +122,7 @@ static int serve(E4Fs *fs, struct fuse_args *args, struct fuse_cmdline_opts *cmd
 	struct fuse_session *se = fuse_session_new(args, &e4_ops, sizeof(e4_ops), fs);
 	if (!se)
 		return 1;
+	fs->se = se;
 	int rc = 1;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out_session;
@@ -138,7 +149,8 @@ out_session:
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	Options opts = { .scan_threads = 4, .report_top = 10, .timeout = 1.0 };
+	Options opts = { .scan_threads = 4, .report_top = 10, .timeout = 1.0, .defrag_threads = 2,
+			 .worst_first = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||
 	    fuse_parse_cmdline(&args, &cmd) != 0)
@@ -155,7 +167,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0], argv[0]);
 		return 1;
 	}
-	E4Fs fs = { .timeout = opts.timeout, .report_top = opts.report_top };
+	E4Fs fs = { .timeout = opts.timeout, .report_top = opts.report_top,
+		    .defrag_threads = opts.defrag_threads ? opts.defrag_threads : 1,
+		    .good_kib = opts.skip_run_kib, .worst_first = opts.worst_first };
 	int err = e4_fsinfo_resolve(opts.source, &fs.info);
 	if (err < 0) {
 		fprintf(stderr, "e4infofs: %s: %s\n", opts.source, source_error(-err));
@@ -174,7 +188,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fs.tree = e4_tree_new(&fs.info->geom, fs.info->dev, opts.scan_threads ? opts.scan_threads : 1);
+	fs.defrag = e4_defrag_new(fs.info);
+	e4fs_jobs_init(&fs);
 	int rc = serve(&fs, &args, &cmd);
+	e4fs_jobs_free(&fs);
+	e4_defrag_free(fs.defrag);
 	e4_tree_free(fs.tree);
 	e4fs_nodes_free(&fs);
 	close(fs.root_fd);

@@ -23,7 +23,7 @@ static bool same_handle(const E4Handle *a, const E4Handle *b)
 	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
 }
 
-Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st)
+Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino)
 {
 	E4Handle *handle = e4_handle_of(fd);
 	if (!handle)
@@ -44,6 +44,7 @@ Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st)
 		g_free(handle);
 	}
 	node->nlookup++;
+	node->parent_ino = parent_ino;
 	g_mutex_unlock(&fs->lock);
 	return node;
 }

@@ -11,6 +11,7 @@
 #include "escape.h"
 #include "fs.h"
 #include "ino.h"
+#include "jobs.h"
 #include "walk.h"
 
 static E4Fs *fs_of(fuse_req_t req)
@@ -35,12 +36,15 @@ static void node_stat(const struct stat *real, struct stat *st)
 		st->st_size = 0;
 }
 
-/* The stat of node's attribute file id, derived from the real object. */
+/* The stat of node's attribute file, derived from the real object:
+ * readable as the object is, and `defrag` writable by its owner. */
 static void attr_stat(const struct stat *real, uint64_t ino, struct stat *st)
 {
 	*st = *real;
 	st->st_ino = ino;
 	st->st_mode = S_IFREG | (real->st_mode & 0444);
+	if (e4_ino_attr(ino) == ATTR_DEFRAG)
+		st->st_mode |= real->st_mode & S_IWUSR;
 	st->st_nlink = 1;
 	/* Generated content: size 0 and direct_io, so readers read to EOF. */
 	st->st_size = 0;
@@ -131,7 +135,7 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	Node *node = e4fs_node_ref(fs, fd, &st);
+	Node *node = e4fs_node_ref(fs, fd, &st, parent->real_ino);
 	int err = errno;
 	close(fd);
 	if (!node) {
@@ -265,12 +269,15 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 }
 
 /* The daemon runs as root: without default_permissions the kernel would
- * let anyone read what root may. Read access is the real object's. */
-static bool may_read(fuse_req_t req, const struct stat *st)
+ * let anyone read what root may. Read access is the real object's; write
+ * access (to a trigger) its owner's. */
+static bool may_access(fuse_req_t req, const struct stat *st, bool writing)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
 	if (ctx->uid == 0)
 		return true;
+	if (writing)
+		return ctx->uid == st->st_uid && (st->st_mode & S_IWUSR);
 	if (ctx->uid == st->st_uid)
 		return st->st_mode & S_IRUSR;
 	bool in_group = ctx->gid == st->st_gid;
@@ -295,16 +302,24 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, node ? EISDIR : ESTALE);
 		return;
 	}
-	if ((fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC)) {
+	bool writing = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
+	if (writing && attr != ATTR_DEFRAG) {
 		fuse_reply_err(req, EROFS);
 		return;
 	}
 	struct stat real;
-	if (e4fs_node_stat(fs, node, &real) < 0 || !may_read(req, &real)) {
+	if (e4fs_node_stat(fs, node, &real) < 0 || !may_access(req, &real, writing)) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
 	Content *c = g_new0(Content, 1);
+	fi->direct_io = 1;
+	if (writing) {
+		/* A trigger: writes run jobs, the handle holds no content. */
+		fi->fh = (uintptr_t)c;
+		fuse_reply_open(req, fi);
+		return;
+	}
 	int rc = e4_attr_generate(fs, node, (AttrId)attr, &c->data, &c->len);
 	if (rc < 0) {
 		fuse_log(FUSE_LOG_ERR, "e4infofs: %s of inode %" G_GUINT64_FORMAT ": %s\n",
@@ -314,8 +329,37 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->fh = (uintptr_t)c;
-	fi->direct_io = 1;
 	fuse_reply_open(req, fi);
+}
+
+static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	(void)fi;
+	E4Fs *fs = fs_of(req);
+	Node *node = e4fs_node_get(fs, ino);
+	if (!node || ino == FUSE_ROOT_ID || e4_ino_attr(ino) != ATTR_DEFRAG) {
+		fuse_reply_err(req, node ? EROFS : ESTALE);
+		return;
+	}
+	int rc = 0;
+	switch (e4fs_trigger_parse(buf, size, off)) {
+	case TRIGGER_START:
+		rc = e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid);
+		break;
+	case TRIGGER_CANCEL:
+		e4fs_job_cancel(fs, node);
+		break;
+	case TRIGGER_NOTHING:
+		break;
+	case TRIGGER_INVALID:
+		rc = -EINVAL;
+		break;
+	}
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_write(req, size);
 }
 
 static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
@@ -428,6 +472,7 @@ const struct fuse_lowlevel_ops e4_ops = {
 	.releasedir = op_releasedir,
 	.open = op_open,
 	.read = op_read,
+	.write = op_write,
 	.release = op_release,
 	.statfs = op_statfs,
 };

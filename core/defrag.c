@@ -1,0 +1,374 @@
+#include "defrag.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <linux/fs.h>
+#include <glib.h>
+
+#include "donor.h"
+#include "figures.h"
+#include "moveext.h"
+#include "pagecache.h"
+
+#define DEFAULT_CHUNK (16u << 20)
+
+struct E4Defrag {
+	E4Geometry geom;
+	dev_t dev;
+	bool read_only, data_journal, dax;
+	GMutex lock;
+	GHashTable *busy;   /* inodes being moved now */
+};
+
+static const char *const outcome_names[E4_OUTCOME__COUNT] = {
+	[E4_OUTCOME_IMPROVED] = "improved", [E4_OUTCOME_OPTIMAL] = "optimal",
+	[E4_OUTCOME_NO_GAIN] = "no-gain", [E4_OUTCOME_SKIPPED] = "skipped",
+	[E4_OUTCOME_FAILED] = "failed", [E4_OUTCOME_CANCELLED] = "cancelled",
+};
+
+static const char *const skip_names[E4_DSKIP__COUNT] = {
+	[E4_DSKIP_NONE] = "none", [E4_DSKIP_NOT_OWNER] = "not-owner",
+	[E4_DSKIP_IMMUTABLE] = "immutable", [E4_DSKIP_APPEND_ONLY] = "append-only",
+	[E4_DSKIP_SWAPFILE] = "swapfile", [E4_DSKIP_LOCKED] = "locked",
+	[E4_DSKIP_RUNNING] = "running-executable", [E4_DSKIP_INLINE_DATA] = "inline-data",
+	[E4_DSKIP_ENCRYPTED] = "encrypted", [E4_DSKIP_DATA_JOURNAL] = "data-journal",
+	[E4_DSKIP_NON_EXTENT] = "non-extent", [E4_DSKIP_DAX] = "dax",
+	[E4_DSKIP_BIGALLOC] = "bigalloc", [E4_DSKIP_TOO_SMALL] = "too-small",
+	[E4_DSKIP_NO_SPACE] = "no-space", [E4_DSKIP_READ_ONLY] = "read-only",
+	[E4_DSKIP_BUSY] = "busy", [E4_DSKIP_NOT_REGULAR] = "not-regular",
+};
+
+const char *e4_outcome_name(E4Outcome o)
+{
+	return o < E4_OUTCOME__COUNT ? outcome_names[o] : "unknown";
+}
+
+const char *e4_defrag_skip_name(E4DefragSkip s)
+{
+	return s < E4_DSKIP__COUNT ? skip_names[s] : "unknown";
+}
+
+E4Defrag *e4_defrag_new(const E4FsInfo *fs)
+{
+	E4Defrag *d = g_new0(E4Defrag, 1);
+	d->geom = fs->geom;
+	d->dev = fs->dev;
+	d->read_only = fs->read_only;
+	d->data_journal = fs->data_journal;
+	d->dax = fs->dax;
+	g_mutex_init(&d->lock);
+	d->busy = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	return d;
+}
+
+void e4_defrag_free(E4Defrag *d)
+{
+	if (!d)
+		return;
+	g_hash_table_destroy(d->busy);
+	g_mutex_clear(&d->lock);
+	g_free(d);
+}
+
+/* What the filesystem and the inode's flags forbid, before any open for
+ * writing. */
+static E4DefragSkip static_skip(const E4Defrag *d, int fd, const struct stat *st, uid_t uid)
+{
+	if (!S_ISREG(st->st_mode) || st->st_dev != d->dev)
+		return E4_DSKIP_NOT_REGULAR;
+	if (uid != 0 && uid != st->st_uid)
+		return E4_DSKIP_NOT_OWNER;
+	if (d->read_only)
+		return E4_DSKIP_READ_ONLY;
+	if (d->data_journal)
+		return E4_DSKIP_DATA_JOURNAL;
+	if (d->dax)
+		return E4_DSKIP_DAX;
+	if (d->geom.feature_ro_compat & E4_RO_COMPAT_BIGALLOC)
+		return E4_DSKIP_BIGALLOC;
+	int flags = 0;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0) {
+		if (flags & FS_IMMUTABLE_FL)
+			return E4_DSKIP_IMMUTABLE;
+		if (flags & FS_APPEND_FL)
+			return E4_DSKIP_APPEND_ONLY;
+		if (flags & FS_JOURNAL_DATA_FL)
+			return E4_DSKIP_DATA_JOURNAL;
+		if (flags & FS_INLINE_DATA_FL)
+			return E4_DSKIP_INLINE_DATA;
+		if (flags & FS_ENCRYPT_FL)
+			return E4_DSKIP_ENCRYPTED;
+		if (flags & FS_DAX_FL)
+			return E4_DSKIP_DAX;
+		if (!(flags & FS_EXTENT_FL))
+			return E4_DSKIP_NON_EXTENT;
+	}
+	if (st->st_size == 0 || (uint64_t)st->st_size <= d->geom.block_size)
+		return E4_DSKIP_TOO_SMALL;
+	return E4_DSKIP_NONE;
+}
+
+/* True when the inode is listed in /proc/swaps. */
+static bool is_active_swap(const struct stat *st)
+{
+	FILE *f = fopen("/proc/swaps", "re");
+	if (!f)
+		return false;
+	char line[4096];
+	bool found = false;
+	if (!fgets(line, sizeof(line), f)) /* header */
+		line[0] = '\0';
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *sp = strpbrk(line, " \t");
+		if (sp)
+			*sp = '\0';
+		/* /proc/swaps escapes blanks as \040; such names are not matched. */
+		struct stat sw;
+		found = stat(line, &sw) == 0 && sw.st_dev == st->st_dev && sw.st_ino == st->st_ino;
+	}
+	fclose(f);
+	return found;
+}
+
+/* A POSIX/OFD lock, flock or lease held by anyone else. */
+static bool locked_by_other(int rw_fd)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	if (fcntl(rw_fd, F_OFD_GETLK, &fl) == 0 && fl.l_type != F_UNLCK)
+		return true;
+	if (flock(rw_fd, LOCK_EX | LOCK_NB) < 0)
+		return errno == EWOULDBLOCK;
+	flock(rw_fd, LOCK_UN);
+	return false;
+}
+
+static int open_rw(int fd, const struct stat *st, E4DefragSkip *skip)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int flags = O_RDWR | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+	int rw = open(path, flags | O_NOATIME);
+	if (rw < 0 && errno == EPERM)
+		rw = open(path, flags);
+	if (rw >= 0)
+		return rw;
+	int err = errno;
+	if (err == ETXTBSY)
+		*skip = is_active_swap(st) ? E4_DSKIP_SWAPFILE : E4_DSKIP_RUNNING;
+	else if (err == EROFS)
+		*skip = E4_DSKIP_READ_ONLY;
+	else if (err == EWOULDBLOCK)
+		*skip = E4_DSKIP_LOCKED; /* a lease */
+	return -err;
+}
+
+static bool claim(E4Defrag *d, uint64_t ino)
+{
+	g_mutex_lock(&d->lock);
+	bool ok = g_hash_table_add(d->busy, g_memdup2(&ino, sizeof(ino)));
+	g_mutex_unlock(&d->lock);
+	return ok;
+}
+
+static void release(E4Defrag *d, uint64_t ino)
+{
+	g_mutex_lock(&d->lock);
+	g_hash_table_remove(d->busy, &ino);
+	g_mutex_unlock(&d->lock);
+}
+
+/* Physical runs of the file open as fd, or -errno. */
+static int runs_of(int fd, const E4Geometry *geom, E4ExtentMap *map, E4FileFigures *fig)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	int rc = e4_fiemap_read(fd, map);
+	if (rc < 0)
+		return rc;
+	e4_figures_compute(map, (uint64_t)st.st_size, geom, fig);
+	return (int)fig->runs;
+}
+
+static void set_skip(E4FileDefrag *out, E4DefragSkip skip)
+{
+	out->outcome = E4_OUTCOME_SKIPPED;
+	out->skip = skip;
+}
+
+static void set_failed(E4FileDefrag *out, int err)
+{
+	out->outcome = E4_OUTCOME_FAILED;
+	out->error = err;
+}
+
+static bool has_room(int fd, uint64_t blocks, uint32_t block_size)
+{
+	struct statvfs sv;
+	if (fstatvfs(fd, &sv) < 0)
+		return true; /* fallocate will tell */
+	return (uint64_t)sv.f_bavail * sv.f_frsize >= blocks * block_size;
+}
+
+typedef struct {
+	E4Defrag *d;
+	const E4DefragOpts *opts;
+	int rw, donor;
+	E4Ranges ranges;
+	E4CacheSnapshot cache;
+	E4FileDefrag *out;
+} Move;
+
+/* Moves every range in chunks. Sets the outcome on error or cancel. */
+static void move_all(Move *m)
+{
+	uint32_t bs = m->d->geom.block_size;
+	uint64_t chunk = (m->opts->chunk_bytes ? m->opts->chunk_bytes : DEFAULT_CHUNK) / bs;
+	if (chunk == 0)
+		chunk = 1;
+	for (size_t i = 0; i < m->ranges.n; i++) {
+		const E4Range *r = &m->ranges.v[i];
+		for (uint64_t off = 0; off < r->len; off += chunk) {
+			if (m->opts->cancelled && m->opts->cancelled(m->opts->user)) {
+				m->out->outcome = E4_OUTCOME_CANCELLED;
+				return;
+			}
+			uint64_t len = r->len - off < chunk ? r->len - off : chunk, moved = 0;
+			int rc = e4_move_range(m->rw, m->donor, r->start + off, len, &moved);
+			m->out->bytes_moved += moved * bs;
+			e4_cache_restore(m->rw, &m->cache, (r->start + off) * bs, len * bs);
+			if (rc == -ENOSPC) {
+				set_skip(m->out, E4_DSKIP_NO_SPACE);
+				return;
+			}
+			if (rc < 0) {
+				set_failed(m->out, -rc);
+				return;
+			}
+			if (m->opts->progress)
+				m->opts->progress(m->out->bytes_moved, m->opts->user);
+		}
+	}
+}
+
+/* With the file open read-write and claimed: compare a donor, move. */
+static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts *opts,
+			E4FileDefrag *out)
+{
+	E4ExtentMap map = {0};
+	E4FileFigures fig;
+	int runs = runs_of(rw, &d->geom, &map, &fig);
+	Move m = { .d = d, .opts = opts, .rw = rw, .donor = -1, .out = out };
+	if (runs < 0) {
+		set_failed(out, -runs);
+		goto out;
+	}
+	out->runs_before = out->runs_after = (uint32_t)runs;
+	if (!e4_defrag_needed(&fig, opts, d->geom.block_size)) {
+		out->outcome = E4_OUTCOME_OPTIMAL;
+		goto out;
+	}
+	if (e4_data_ranges(&map, out->size, d->geom.block_size, &m.ranges) < 0) {
+		set_failed(out, ENOMEM);
+		goto out;
+	}
+	if (!has_room(rw, e4_ranges_blocks(&m.ranges), d->geom.block_size)) {
+		set_skip(out, E4_DSKIP_NO_SPACE);
+		goto out;
+	}
+	m.donor = e4_donor_create(donor_dirfd, &m.ranges, d->geom.block_size);
+	if (m.donor < 0) {
+		if (m.donor == -ENOSPC || m.donor == -EDQUOT)
+			set_skip(out, E4_DSKIP_NO_SPACE);
+		else
+			set_failed(out, -m.donor);
+		goto out;
+	}
+	E4FileFigures donor_fig;
+	int donor_runs = runs_of(m.donor, &d->geom, &map, &donor_fig);
+	if (donor_runs < 0 || (uint32_t)donor_runs >= fig.runs) {
+		out->outcome = E4_OUTCOME_NO_GAIN;
+		goto out;
+	}
+	e4_cache_snapshot(rw, out->size, &m.cache);
+	out->outcome = E4_OUTCOME_IMPROVED;
+	move_all(&m);
+	fdatasync(rw);
+	runs = runs_of(rw, &d->geom, &map, &fig);
+	if (runs >= 0)
+		out->runs_after = (uint32_t)runs;
+	if (out->outcome == E4_OUTCOME_IMPROVED && out->runs_after >= out->runs_before)
+		out->outcome = E4_OUTCOME_NO_GAIN;
+out:
+	if (m.donor >= 0)
+		close(m.donor);
+	e4_ranges_clear(&m.ranges);
+	e4_cache_snapshot_clear(&m.cache);
+	e4_extent_map_clear(&map);
+}
+
+void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *opts,
+		    E4FileDefrag *out)
+{
+	*out = (E4FileDefrag){ .outcome = E4_OUTCOME_FAILED };
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		set_failed(out, errno);
+		return;
+	}
+	out->size = (uint64_t)st.st_size;
+	out->ino = st.st_ino;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	/* A real fd for the flag ioctl: fd may be O_PATH. */
+	int ro = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_NOATIME | O_CLOEXEC) : -1;
+	E4DefragSkip skip = static_skip(d, ro >= 0 ? ro : fd, &st, opts->uid);
+	if (ro >= 0)
+		close(ro);
+	if (skip != E4_DSKIP_NONE) {
+		set_skip(out, skip);
+		return;
+	}
+	int rw = open_rw(fd, &st, &skip);
+	if (rw < 0) {
+		if (skip != E4_DSKIP_NONE)
+			set_skip(out, skip);
+		else
+			set_failed(out, -rw);
+		return;
+	}
+	if (locked_by_other(rw)) {
+		set_skip(out, E4_DSKIP_LOCKED);
+	} else if (!claim(d, st.st_ino)) {
+		set_skip(out, E4_DSKIP_BUSY);
+	} else {
+		defrag_open(d, rw, donor_dirfd, opts, out);
+		release(d, st.st_ino);
+	}
+	close(rw);
+}
+
+bool e4_defrag_needed(const E4FileFigures *fig, const E4DefragOpts *opts, uint32_t block_size)
+{
+	if (fig->runs <= fig->ideal)
+		return false;
+	double mean_kib = (double)fig->blocks * block_size / 1024.0 / fig->runs;
+	return !(opts->good_kib > 0 && mean_kib >= opts->good_kib);
+}
+
+dev_t e4_defrag_dev(const E4Defrag *d)
+{
+	return d->dev;
+}
+
+const E4Geometry *e4_defrag_geometry(const E4Defrag *d)
+{
+	return &d->geom;
+}

@@ -1,0 +1,93 @@
+/* Online defragmentation of one file: check, allocate a donor, compare,
+ * move with EXT4_IOC_MOVE_EXT. The file never moves, stays open for
+ * others, and its content, timestamps and holes never change. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "figures.h"
+#include "fsinfo.h"
+
+typedef enum {
+	E4_OUTCOME_IMPROVED,   /* blocks moved, fewer runs */
+	E4_OUTCOME_OPTIMAL,    /* already optimal, or good enough: nothing to do */
+	E4_OUTCOME_NO_GAIN,    /* the donor was not better: nothing moved */
+	E4_OUTCOME_SKIPPED,    /* cannot or may not be done; see E4DefragSkip */
+	E4_OUTCOME_FAILED,     /* an error; see error */
+	E4_OUTCOME_CANCELLED,  /* stopped between chunks on request */
+	E4_OUTCOME__COUNT
+} E4Outcome;
+
+typedef enum {
+	E4_DSKIP_NONE,
+	E4_DSKIP_NOT_OWNER,    /* only the owner or root may defragment */
+	E4_DSKIP_IMMUTABLE,
+	E4_DSKIP_APPEND_ONLY,
+	E4_DSKIP_SWAPFILE,     /* an active swap file */
+	E4_DSKIP_LOCKED,       /* a lock or lease of another process */
+	E4_DSKIP_RUNNING,      /* a running executable (ETXTBSY) */
+	E4_DSKIP_INLINE_DATA,
+	E4_DSKIP_ENCRYPTED,
+	E4_DSKIP_DATA_JOURNAL, /* data=journal mount or chattr +j */
+	E4_DSKIP_NON_EXTENT,   /* ext3-style block-mapped file */
+	E4_DSKIP_DAX,
+	E4_DSKIP_BIGALLOC,
+	E4_DSKIP_TOO_SMALL,    /* empty or one block */
+	E4_DSKIP_NO_SPACE,     /* not enough free space for a donor */
+	E4_DSKIP_READ_ONLY,    /* read-only filesystem */
+	E4_DSKIP_BUSY,         /* another job of this process is moving it */
+	E4_DSKIP_NOT_REGULAR,  /* not a regular file (any more) */
+	E4_DSKIP__COUNT
+} E4DefragSkip;
+
+/* Stable short names ("improved", "immutable", ...), for text and JSON. */
+const char *e4_outcome_name(E4Outcome o);
+const char *e4_defrag_skip_name(E4DefragSkip s);
+
+typedef struct {
+	E4Outcome outcome;
+	E4DefragSkip skip;      /* with E4_OUTCOME_SKIPPED */
+	int error;              /* errno, with E4_OUTCOME_FAILED */
+	uint32_t runs_before;   /* physical runs (filefrag's count) */
+	uint32_t runs_after;    /* = runs_before when nothing moved */
+	uint64_t ino;           /* the file's inode number */
+	uint64_t size;          /* bytes */
+	uint64_t bytes_moved;
+} E4FileDefrag;
+
+typedef struct {
+	uid_t uid;              /* the caller: root (0) or the file's owner may defragment */
+	uint64_t chunk_bytes;   /* moved per call, between cancellation checks (0: 16 MiB) */
+	double good_kib;        /* mean run length (KiB) from which a file is good
+	                         * enough and left alone; 0: only files with no more
+	                         * runs than their ideal are left alone */
+	/* Polled between chunks; true stops the file (E4_OUTCOME_CANCELLED). */
+	bool (*cancelled)(void *user);
+	/* Called after each chunk with the bytes of this file moved so far. */
+	void (*progress)(uint64_t bytes_done, void *user);
+	void *user;
+} E4DefragOpts;
+
+typedef struct E4Defrag E4Defrag;
+
+/* An engine for the filesystem described by fs (copied). Thread-safe: it
+ * moves each inode in at most one thread at a time. */
+E4Defrag *e4_defrag_new(const E4FsInfo *fs);
+void e4_defrag_free(E4Defrag *d);
+
+/* Defragments the regular file open as fd (any fd of it, O_PATH included:
+ * it is reopened read-write through /proc/self/fd), with its donor made in
+ * directory donor_dirfd (on the same filesystem; the file's own directory
+ * gives the best locality). Every outcome is in *out; never fails itself. */
+void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *opts,
+		    E4FileDefrag *out);
+
+/* True when a file of these figures is worth moving under opts: more runs
+ * than its ideal, and a mean run shorter than opts->good_kib (when set). */
+bool e4_defrag_needed(const E4FileFigures *fig, const E4DefragOpts *opts, uint32_t block_size);
+
+/* The engine's filesystem, for walkers. */
+dev_t e4_defrag_dev(const E4Defrag *d);
+const E4Geometry *e4_defrag_geometry(const E4Defrag *d);

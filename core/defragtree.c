@@ -1,0 +1,250 @@
+#include "defragtree.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <glib.h>
+#include <linux/fiemap.h>
+
+#include "handle.h"
+#include "inspect.h"
+#include "walk.h"
+
+typedef struct {
+	E4Handle *file;
+	E4Handle *dir;     /* shared: owned by the plan's dirs table */
+	char *path;
+	double rank;
+	size_t order;      /* walk order, for a stable sort */
+} Candidate;
+
+typedef struct {
+	E4Defrag *d;
+	const E4DefragTreeOpts *opts;
+	int mount_fd;
+	GArray *todo;      /* Candidate */
+	GHashTable *dirs;  /* dir ino -> E4Handle */
+	GMutex lock;       /* guards sum, next and the callbacks */
+	E4DefragSummary *sum;
+	size_t next;
+} Plan;
+
+typedef struct {
+	Plan *plan;
+	const char *path;
+	uint64_t reported;  /* bytes of the current file already counted */
+} Worker;
+
+static void report(Plan *p, const char *current)
+{
+	if (p->opts->progress)
+		p->opts->progress(p->sum, current, p->opts->file.user);
+}
+
+void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res)
+{
+	s->files_done++;
+	s->outcomes[res->outcome]++;
+	if (res->outcome == E4_OUTCOME_SKIPPED)
+		s->skips[res->skip]++;
+	if (res->outcome == E4_OUTCOME_FAILED && !s->first_error)
+		s->first_error = res->error;
+	s->runs_before += res->runs_before;
+	s->runs_after += res->runs_after;
+	s->bytes_moved += res->bytes_moved;
+}
+
+static void finish_file(Plan *p, const char *path, const E4FileDefrag *res)
+{
+	g_mutex_lock(&p->lock);
+	e4_defrag_summary_add(p->sum, res);
+	if (p->opts->file_done)
+		p->opts->file_done(path, res, p->opts->file.user);
+	report(p, NULL);
+	g_mutex_unlock(&p->lock);
+}
+
+static E4Handle *dir_handle(Plan *p, int dirfd)
+{
+	struct stat st;
+	if (fstat(dirfd, &st) < 0)
+		return NULL;
+	E4Handle *h = g_hash_table_lookup(p->dirs, &st.st_ino);
+	if (!h && (h = e4_handle_of(dirfd)))
+		g_hash_table_insert(p->dirs, g_memdup2(&st.st_ino, sizeof(st.st_ino)), h);
+	return h;
+}
+
+/* The outcome of a file the plan could not map. */
+static E4FileDefrag unanalysable(const E4FileResult *r)
+{
+	E4FileDefrag res = { .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_TOO_SMALL,
+			     .ino = r->st.st_ino, .size = (uint64_t)r->st.st_size };
+	if (r->skip == E4_SKIP_NO_EXTENTS && (r->fig.flags & FIEMAP_EXTENT_DATA_INLINE))
+		res.skip = E4_DSKIP_INLINE_DATA;
+	if (r->skip == E4_SKIP_UNREADABLE || r->skip == E4_SKIP_NO_FIEMAP) {
+		res.outcome = E4_OUTCOME_FAILED;
+		res.error = r->error;
+	}
+	return res;
+}
+
+/* Files that need no move are counted now; the others are planned. */
+static int plan_file(int dirfd, const char *name, const struct stat *st, const char *path,
+		     void *user)
+{
+	(void)st;
+	Plan *p = user;
+	const E4DefragOpts *f = &p->opts->file;
+	if (f->cancelled && f->cancelled(f->user))
+		return -ECANCELED;
+	E4FileResult r;
+	if (e4_inspect_at(dirfd, name, e4_defrag_geometry(p->d), NULL, &r) < 0)
+		return 0; /* gone or replaced meanwhile */
+	p->sum->files_total++;
+	E4FileDefrag res = { .outcome = E4_OUTCOME_OPTIMAL, .ino = r.st.st_ino,
+			     .size = (uint64_t)r.st.st_size, .runs_before = r.fig.runs,
+			     .runs_after = r.fig.runs };
+	if (r.skip >= 0) {
+		res = unanalysable(&r);
+	} else if (e4_defrag_needed(&r.fig, f, e4_defrag_geometry(p->d)->block_size)) {
+		int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		E4Handle *fh = fd >= 0 ? e4_handle_of(fd) : NULL;
+		E4Handle *dh = dir_handle(p, dirfd);
+		if (fd >= 0)
+			close(fd);
+		if (fh && dh) {
+			Candidate c = { fh, dh, g_strdup(path), e4_figures_rank(&r.fig), p->todo->len };
+			g_array_append_val(p->todo, c);
+			p->sum->bytes_total += res.size;
+			return 0;
+		}
+		g_free(fh);
+		res = (E4FileDefrag){ .outcome = E4_OUTCOME_FAILED, .error = errno ? errno : EIO,
+				      .size = res.size, .runs_before = r.fig.runs, .runs_after = r.fig.runs };
+	}
+	finish_file(p, path, &res);
+	return 0;
+}
+
+static int worse_first(const void *a, const void *b)
+{
+	const Candidate *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? 1 : -1;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static void on_file_progress(uint64_t bytes_done, void *user)
+{
+	Worker *w = user;
+	Plan *p = w->plan;
+	g_mutex_lock(&p->lock);
+	p->sum->bytes_done += bytes_done - w->reported;
+	w->reported = bytes_done;
+	report(p, w->path);
+	g_mutex_unlock(&p->lock);
+}
+
+static bool on_cancelled(void *user)
+{
+	Worker *w = user;
+	const E4DefragOpts *f = &w->plan->opts->file;
+	return f->cancelled && f->cancelled(f->user);
+}
+
+static void move_candidate(Worker *w, const Candidate *c)
+{
+	Plan *p = w->plan;
+	E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED };
+	int fd = e4_handle_open(p->mount_fd, c->file, O_PATH);
+	int dirfd = e4_handle_open(p->mount_fd, c->dir, O_RDONLY | O_DIRECTORY);
+	if (fd < 0 || dirfd < 0) {
+		res.error = fd < 0 ? -fd : -dirfd;
+	} else {
+		E4DefragOpts fopts = p->opts->file;
+		fopts.progress = on_file_progress;
+		fopts.cancelled = on_cancelled;
+		fopts.user = w;
+		w->path = c->path;
+		w->reported = 0;
+		g_mutex_lock(&p->lock);
+		report(p, c->path);
+		g_mutex_unlock(&p->lock);
+		e4_defrag_file(p->d, fd, dirfd, &fopts, &res);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (dirfd >= 0)
+		close(dirfd);
+	/* What was planned but not moved still counts as done for progress. */
+	g_mutex_lock(&p->lock);
+	p->sum->bytes_done += res.size > w->reported ? res.size - w->reported : 0;
+	g_mutex_unlock(&p->lock);
+	finish_file(p, c->path, &res);
+}
+
+static gpointer worker_main(gpointer data)
+{
+	Worker *w = data;
+	Plan *p = w->plan;
+	for (;;) {
+		if (on_cancelled(w))
+			break;
+		g_mutex_lock(&p->lock);
+		size_t i = p->next < p->todo->len ? p->next++ : p->todo->len;
+		g_mutex_unlock(&p->lock);
+		if (i >= p->todo->len)
+			break;
+		move_candidate(w, &g_array_index(p->todo, Candidate, i));
+	}
+	return NULL;
+}
+
+static void run_workers(Plan *p, unsigned threads)
+{
+	if (threads == 0)
+		threads = 1;
+	Worker *workers = g_new0(Worker, threads);
+	GThread **th = g_new0(GThread *, threads);
+	for (unsigned i = 0; i < threads; i++) {
+		workers[i].plan = p;
+		th[i] = g_thread_new("e4defrag", worker_main, &workers[i]);
+	}
+	for (unsigned i = 0; i < threads; i++)
+		g_thread_join(th[i]);
+	g_free(th);
+	g_free(workers);
+}
+
+static void clear_candidate(gpointer data)
+{
+	Candidate *c = data;
+	g_free(c->file);
+	g_free(c->path);
+}
+
+int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4DefragSummary *out)
+{
+	*out = (E4DefragSummary){0};
+	gint64 start = g_get_monotonic_time();
+	Plan p = { .d = d, .opts = opts, .mount_fd = dirfd, .sum = out,
+		   .todo = g_array_new(FALSE, FALSE, sizeof(Candidate)),
+		   .dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free) };
+	g_array_set_clear_func(p.todo, clear_candidate);
+	g_mutex_init(&p.lock);
+	int rc = e4_walk(dirfd, e4_defrag_dev(d), plan_file, &p);
+	if (rc == 0) {
+		if (opts->worst_first)
+			qsort(p.todo->data, p.todo->len, sizeof(Candidate), worse_first);
+		run_workers(&p, opts->threads);
+		if (out->files_done < out->files_total || out->outcomes[E4_OUTCOME_CANCELLED])
+			rc = -ECANCELED;
+	}
+	g_array_free(p.todo, TRUE);
+	g_hash_table_destroy(p.dirs);
+	g_mutex_clear(&p.lock);
+	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+	return rc;
+}

@@ -1,0 +1,39 @@
+/* Defragmenting a subtree: plan (walk and map every file), then move the
+ * files that need it, optionally worst first, on a few threads. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "defrag.h"
+
+typedef struct {
+	uint64_t files_total, files_done;   /* regular files of the subtree */
+	uint64_t bytes_total, bytes_done;   /* of the files that need moving */
+	uint64_t outcomes[E4_OUTCOME__COUNT];
+	uint64_t skips[E4_DSKIP__COUNT];    /* per reason, of E4_OUTCOME_SKIPPED */
+	uint64_t runs_before, runs_after;   /* over all analysed files */
+	uint64_t bytes_moved;
+	double seconds;
+	int first_error;                    /* errno of the first failed file */
+} E4DefragSummary;
+
+typedef struct {
+	E4DefragOpts file;      /* per-file options; its progress callback is
+	                         * replaced, the others are used as given */
+	bool worst_first;       /* most fragmented (e4defrag's rank) first */
+	unsigned threads;       /* files moved at once (0: 1) */
+	/* Called (serialized) whenever the summary changes, with the path of
+	 * the file being moved (relative to the subtree) or NULL. */
+	void (*progress)(const E4DefragSummary *now, const char *current, void *user);
+	/* Called after each file with its path and result. */
+	void (*file_done)(const char *path, const E4FileDefrag *res, void *user);
+} E4DefragTreeOpts;
+
+/* Defragments every regular file below directory dirfd on the engine's
+ * filesystem, each inode once. Returns 0 (outcomes are in *out), or -errno
+ * when dirfd itself cannot be walked, or -ECANCELED when cancelled. */
+int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4DefragSummary *out);
+
+/* Counts one file's result into a summary. */
+void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res);

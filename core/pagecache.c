@@ -1,0 +1,70 @@
+#include "pagecache.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/mman.h>
+
+static uint64_t page_size(void)
+{
+	long p = sysconf(_SC_PAGESIZE);
+	return p > 0 ? (uint64_t)p : 4096;
+}
+
+int e4_cache_snapshot(int fd, uint64_t size, E4CacheSnapshot *snap)
+{
+	*snap = (E4CacheSnapshot){0};
+	if (size == 0)
+		return 0;
+	uint64_t ps = page_size();
+	uint64_t pages = (size + ps - 1) / ps;
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	if (map == MAP_FAILED)
+		return -errno;
+	uint8_t *vec = malloc(pages);
+	int rc = 0;
+	if (!vec)
+		rc = -ENOMEM;
+	else if (mincore(map, size, vec) < 0)
+		rc = -errno;
+	munmap(map, size);
+	if (rc < 0) {
+		free(vec);
+		return rc;
+	}
+	*snap = (E4CacheSnapshot){ vec, pages };
+	return 0;
+}
+
+void e4_cache_restore(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len)
+{
+	if (!snap->resident)
+		return;
+	uint64_t ps = page_size();
+	uint64_t first = offset / ps, end = (offset + len + ps - 1) / ps;
+	if (end > snap->pages)
+		end = snap->pages;
+	/* Drop maximal runs of pages that were not resident, one call each. */
+	for (uint64_t p = first; p < end;) {
+		if (snap->resident[p] & 1) {
+			p++;
+			continue;
+		}
+		uint64_t q = p;
+		while (q < end && !(snap->resident[q] & 1))
+			q++;
+		off_t off = (off_t)(p * ps), n = (off_t)((q - p) * ps);
+		/* Moved pages are dirty: write them back, or DONTNEED keeps them. */
+		sync_file_range(fd, off, n, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+					    SYNC_FILE_RANGE_WAIT_AFTER);
+		posix_fadvise(fd, off, n, POSIX_FADV_DONTNEED);
+		p = q;
+	}
+}
+
+void e4_cache_snapshot_clear(E4CacheSnapshot *snap)
+{
+	free(snap->resident);
+	*snap = (E4CacheSnapshot){0};
+}

@@ -1,0 +1,306 @@
+#include "jobs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+
+#include "defragtree.h"
+#include "ino.h"
+#include "render.h"
+
+#define MAX_DEPTH 100000
+
+typedef struct {
+	E4Fs *fs;
+	Node *node;
+	fuse_req_t req;
+	uint64_t root_ino;
+	GArray *chain;          /* inos from the job's node up to SOURCE */
+	gint cancel;            /* atomic: set by a "cancel" write */
+	GMutex lock;            /* guards sum and current */
+	E4DefragSummary sum;
+	char *current;
+} Job;
+
+Trigger e4fs_trigger_parse(const char *buf, size_t size, off_t off)
+{
+	if (size > 0 && buf[size - 1] == '\n')
+		size--;
+	if (off != 0)
+		return size == 0 ? TRIGGER_NOTHING : TRIGGER_INVALID;
+	static const struct {
+		const char *word;
+		Trigger t;
+	} words[] = { { "1", TRIGGER_START }, { "start", TRIGGER_START },
+		      { "0", TRIGGER_CANCEL }, { "cancel", TRIGGER_CANCEL } };
+	for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
+		if (size == strlen(words[i].word) && memcmp(buf, words[i].word, size) == 0)
+			return words[i].t;
+	return TRIGGER_INVALID;
+}
+
+/* Pushes the inos of dirfd and its ancestors up to SOURCE's root. */
+static void push_ancestors(E4Fs *fs, int dirfd, GArray *chain)
+{
+	int fd = dup(dirfd);
+	for (int depth = 0; fd >= 0 && depth < MAX_DEPTH; depth++) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || st.st_dev != fs->info->dev)
+			break;
+		uint64_t ino = st.st_ino;
+		if (chain->len && g_array_index(chain, uint64_t, chain->len - 1) == ino)
+			break; /* ".." of the filesystem root is itself */
+		g_array_append_val(chain, ino);
+		if (ino == fs->root->real_ino)
+			break;
+		int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* A directory fd for the donor of a file node: its directory when known. */
+static int parent_dir(E4Fs *fs, Node *node)
+{
+	Node *parent = node->parent_ino ? e4fs_node_get(fs, e4_ino_base(node->parent_ino)) : NULL;
+	int fd = parent ? e4fs_node_open(fs, parent, O_RDONLY | O_DIRECTORY) : -ENOENT;
+	return fd >= 0 ? fd : dup(fs->root_fd);
+}
+
+static GArray *chain_of(E4Fs *fs, Node *node)
+{
+	GArray *chain = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	int fd;
+	if (node->is_dir) {
+		fd = e4fs_node_open(fs, node, O_RDONLY | O_DIRECTORY);
+	} else {
+		g_array_append_val(chain, node->real_ino);
+		fd = parent_dir(fs, node);
+	}
+	if (fd >= 0) {
+		push_ancestors(fs, fd, chain);
+		close(fd);
+	}
+	return chain;
+}
+
+static bool in_chain(const GArray *chain, uint64_t ino)
+{
+	for (guint i = 0; i < chain->len; i++)
+		if (g_array_index(chain, uint64_t, i) == ino)
+			return true;
+	return false;
+}
+
+static bool overlaps(const Job *a, const Job *b)
+{
+	return in_chain(a->chain, b->root_ino) || in_chain(b->chain, a->root_ino);
+}
+
+static bool job_register(E4Fs *fs, Job *job)
+{
+	g_mutex_lock(&fs->jobs_lock);
+	bool free = true;
+	for (guint i = 0; free && i < fs->jobs->len; i++)
+		free = !overlaps(job, g_ptr_array_index(fs->jobs, i));
+	if (free)
+		g_ptr_array_add(fs->jobs, job);
+	g_mutex_unlock(&fs->jobs_lock);
+	return free;
+}
+
+static bool job_cancelled(void *user)
+{
+	Job *job = user;
+	return g_atomic_int_get(&job->cancel) || fuse_req_interrupted(job->req) ||
+	       fuse_session_exited(job->fs->se);
+}
+
+static void on_progress(const E4DefragSummary *now, const char *current, void *user)
+{
+	Job *job = user;
+	g_mutex_lock(&job->lock);
+	job->sum = *now;
+	if (current || !job->current) {
+		g_free(job->current);
+		job->current = g_strdup(current);
+	}
+	g_mutex_unlock(&job->lock);
+}
+
+static void on_file_done(const char *path, const E4FileDefrag *res, void *user)
+{
+	Job *job = user;
+	if (res->bytes_moved)
+		e4_tree_forget_inode(job->fs->tree, res->ino);
+	if (res->outcome == E4_OUTCOME_FAILED)
+		fuse_log(FUSE_LOG_ERR, "e4infofs: defrag %s: %s\n", path, g_strerror(res->error));
+}
+
+static void run_file(Job *job, const E4DefragOpts *opts)
+{
+	E4Fs *fs = job->fs;
+	E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED };
+	int fd = e4fs_node_open(fs, job->node, O_PATH);
+	int dirfd = parent_dir(fs, job->node);
+	g_mutex_lock(&job->lock);
+	job->sum.files_total = 1;
+	g_mutex_unlock(&job->lock);
+	if (fd < 0 || dirfd < 0)
+		res.error = fd < 0 ? -fd : errno;
+	else
+		e4_defrag_file(fs->defrag, fd, dirfd, opts, &res);
+	if (fd >= 0)
+		close(fd);
+	if (dirfd >= 0)
+		close(dirfd);
+	g_mutex_lock(&job->lock);
+	e4_defrag_summary_add(&job->sum, &res);
+	g_mutex_unlock(&job->lock);
+	on_file_done(".", &res, job);
+}
+
+static int run_tree(Job *job, const E4DefragOpts *opts)
+{
+	E4Fs *fs = job->fs;
+	int dirfd = e4fs_node_open(fs, job->node, O_RDONLY | O_DIRECTORY);
+	if (dirfd < 0)
+		return dirfd;
+	E4DefragTreeOpts topts = {
+		.file = *opts,
+		.worst_first = fs->worst_first,
+		.threads = fs->defrag_threads,
+		.progress = on_progress,
+		.file_done = on_file_done,
+	};
+	E4DefragSummary sum;
+	int rc = e4_defrag_tree(fs->defrag, dirfd, &topts, &sum);
+	close(dirfd);
+	g_mutex_lock(&job->lock);
+	job->sum = sum;
+	g_mutex_unlock(&job->lock);
+	return rc == -ECANCELED ? 0 : rc;
+}
+
+static const char *result_state(int rc)
+{
+	if (rc == -EINTR || rc == -ECANCELED)
+		return "cancelled";
+	return rc < 0 ? "failed" : "done";
+}
+
+static void store_result(E4Fs *fs, Job *job, int rc)
+{
+	char *text = e4_render_defrag_status(result_state(rc), &job->sum, NULL, false);
+	g_mutex_lock(&fs->jobs_lock);
+	g_ptr_array_remove(fs->jobs, job);
+	g_hash_table_replace(fs->results, g_memdup2(&job->root_ino, sizeof(job->root_ino)), text);
+	g_mutex_unlock(&fs->jobs_lock);
+	const E4DefragSummary *s = &job->sum;
+	fuse_log(FUSE_LOG_INFO,
+		 "e4infofs: defrag of inode %" G_GUINT64_FORMAT ": %s, %" G_GUINT64_FORMAT " files, "
+		 "%" G_GUINT64_FORMAT " improved, %" G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT
+		 " failed, runs %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT ", %.1f s\n",
+		 job->root_ino, result_state(rc), s->files_done, s->outcomes[E4_OUTCOME_IMPROVED],
+		 s->outcomes[E4_OUTCOME_SKIPPED], s->outcomes[E4_OUTCOME_FAILED], s->runs_before,
+		 s->runs_after, s->seconds);
+}
+
+/* The errno a finished job answers its writer with. */
+static int job_errno(Job *job, int rc)
+{
+	if (rc < 0)
+		return rc;
+	if (fuse_req_interrupted(job->req))
+		return -EINTR;
+	if (g_atomic_int_get(&job->cancel) || fuse_session_exited(job->fs->se) ||
+	    job->sum.outcomes[E4_OUTCOME_CANCELLED] || job->sum.files_done < job->sum.files_total)
+		return -ECANCELED;
+	return job->sum.outcomes[E4_OUTCOME_FAILED] ? -EIO : 0;
+}
+
+int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid)
+{
+	struct statvfs sv;
+	if (fstatvfs(fs->root_fd, &sv) == 0 && (sv.f_flag & ST_RDONLY))
+		return -EROFS;
+	Job *job = g_new0(Job, 1);
+	*job = (Job){ .fs = fs, .node = node, .req = req, .root_ino = node->real_ino };
+	g_mutex_init(&job->lock);
+	job->chain = chain_of(fs, node);
+	int rc = -EBUSY;
+	if (job_register(fs, job)) {
+		gint64 start = g_get_monotonic_time();
+		E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib,
+				      .cancelled = job_cancelled, .user = job };
+		if (node->is_dir) {
+			rc = run_tree(job, &opts);
+		} else {
+			run_file(job, &opts);
+			rc = 0;
+		}
+		job->sum.seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+		rc = job_errno(job, rc);
+		store_result(fs, job, rc);
+	}
+	g_array_free(job->chain, TRUE);
+	g_free(job->current);
+	g_mutex_clear(&job->lock);
+	g_free(job);
+	return rc;
+}
+
+static Job *find_job(E4Fs *fs, uint64_t ino)
+{
+	for (guint i = 0; i < fs->jobs->len; i++) {
+		Job *job = g_ptr_array_index(fs->jobs, i);
+		if (job->root_ino == ino)
+			return job;
+	}
+	return NULL;
+}
+
+void e4fs_job_cancel(E4Fs *fs, Node *node)
+{
+	g_mutex_lock(&fs->jobs_lock);
+	Job *job = find_job(fs, node->real_ino);
+	if (job)
+		g_atomic_int_set(&job->cancel, 1);
+	g_mutex_unlock(&fs->jobs_lock);
+}
+
+char *e4fs_job_status(E4Fs *fs, Node *node)
+{
+	char *text;
+	g_mutex_lock(&fs->jobs_lock);
+	Job *job = find_job(fs, node->real_ino);
+	if (job) {
+		g_mutex_lock(&job->lock);
+		text = e4_render_defrag_status("running", &job->sum, job->current, true);
+		g_mutex_unlock(&job->lock);
+	} else {
+		const char *last = g_hash_table_lookup(fs->results, &node->real_ino);
+		text = last ? g_strdup(last) : e4_render_defrag_status("idle", NULL, NULL, false);
+	}
+	g_mutex_unlock(&fs->jobs_lock);
+	return text;
+}
+
+void e4fs_jobs_init(E4Fs *fs)
+{
+	g_mutex_init(&fs->jobs_lock);
+	fs->jobs = g_ptr_array_new();
+	fs->results = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+}
+
+void e4fs_jobs_free(E4Fs *fs)
+{
+	g_ptr_array_free(fs->jobs, TRUE);
+	g_hash_table_destroy(fs->results);
+	g_mutex_clear(&fs->jobs_lock);
+}

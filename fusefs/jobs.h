@@ -1,0 +1,31 @@
+/* Defragmentation jobs started by writing a node's `defrag` file. */
+#pragma once
+
+#include "fs.h"
+
+/* What a write to `defrag` asks for. */
+typedef enum { TRIGGER_START, TRIGGER_CANCEL, TRIGGER_NOTHING, TRIGGER_INVALID } Trigger;
+
+/* Parses the bytes of one write at offset off: "1" or "start" (one
+ * trailing newline allowed) at offset 0 start a job, "0" or "cancel"
+ * cancel one; a lone newline after the word is nothing; all else invalid. */
+Trigger e4fs_trigger_parse(const char *buf, size_t size, off_t off);
+
+/* Runs a defragmentation of node (a file, or a directory's subtree) for
+ * the caller uid and returns when it ends. req's interruption (Ctrl-C on
+ * the writer), a cancel from another writer, or the session's end stop it
+ * between chunks. Returns 0 when every file ended improved, optimal,
+ * no-gain or skipped; -EIO when a file failed; -EBUSY when a job on an
+ * overlapping node runs; -EROFS on a read-only filesystem; -EINTR when
+ * interrupted, -ECANCELED when cancelled. */
+int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid);
+
+/* Cancels the job running on node, if any. */
+void e4fs_job_cancel(E4Fs *fs, Node *node);
+
+/* The text of node's `defrag` file: the running job's progress, or the
+ * last result, or idle. g_free. */
+char *e4fs_job_status(E4Fs *fs, Node *node);
+
+void e4fs_jobs_init(E4Fs *fs);
+void e4fs_jobs_free(E4Fs *fs);
