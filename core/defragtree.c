@@ -236,7 +236,7 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 	g_mutex_init(&p.lock);
 	int rc = e4_walk(dirfd, e4_defrag_dev(d), plan_file, &p);
 	if (rc == 0) {
-		if (opts->worst_first)
+		if (opts->worst_first && p.todo->len > 1)
 			qsort(p.todo->data, p.todo->len, sizeof(Candidate), worse_first);
 		run_workers(&p, opts->threads);
 		if (out->files_done < out->files_total || out->outcomes[E4_OUTCOME_CANCELLED])
