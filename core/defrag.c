@@ -241,6 +241,7 @@ static void move_all(Move *m)
 				return;
 			}
 			uint64_t len = r->len - off < chunk ? r->len - off : chunk, moved = 0;
+			e4_cache_prepare(m->rw, &m->cache, (r->start + off) * bs, len * bs);
 			int rc = e4_move_range(m->rw, m->donor, r->start + off, len, &moved);
 			m->out->bytes_moved += moved * bs;
 			e4_cache_restore(m->rw, &m->cache, (r->start + off) * bs, len * bs);

@@ -1,6 +1,7 @@
 #include "pagecache.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -37,30 +38,57 @@ int e4_cache_snapshot(int fd, uint64_t size, E4CacheSnapshot *snap)
 	return 0;
 }
 
-void e4_cache_restore(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len)
+/* Writes back and drops pages [first, end). */
+static void drop(int fd, uint64_t first, uint64_t end, uint64_t ps)
 {
-	if (!snap->resident)
-		return;
+	off_t off = (off_t)(first * ps), n = (off_t)((end - first) * ps);
+	/* Dirty pages are not dropped by DONTNEED: write them back first. */
+	sync_file_range(fd, off, n, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+				    SYNC_FILE_RANGE_WAIT_AFTER);
+	posix_fadvise(fd, off, n, POSIX_FADV_DONTNEED);
+}
+
+typedef void (*RunFn)(int fd, uint64_t first, uint64_t end, uint64_t ps);
+
+/* Calls fn for each maximal run of pages in the byte range whose
+ * residency bit equals `resident`. */
+static void for_runs(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len,
+		     bool resident, RunFn fn)
+{
 	uint64_t ps = page_size();
-	uint64_t first = offset / ps, end = (offset + len + ps - 1) / ps;
+	uint64_t p = offset / ps, end = (offset + len + ps - 1) / ps;
 	if (end > snap->pages)
 		end = snap->pages;
-	/* Drop maximal runs of pages that were not resident, one call each. */
-	for (uint64_t p = first; p < end;) {
-		if (snap->resident[p] & 1) {
+	while (p < end) {
+		if ((snap->resident[p] & 1) != resident) {
 			p++;
 			continue;
 		}
 		uint64_t q = p;
-		while (q < end && !(snap->resident[q] & 1))
+		while (q < end && (snap->resident[q] & 1) == resident)
 			q++;
-		off_t off = (off_t)(p * ps), n = (off_t)((q - p) * ps);
-		/* Moved pages are dirty: write them back, or DONTNEED keeps them. */
-		sync_file_range(fd, off, n, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-					    SYNC_FILE_RANGE_WAIT_AFTER);
-		posix_fadvise(fd, off, n, POSIX_FADV_DONTNEED);
+		fn(fd, p, q, ps);
 		p = q;
 	}
+}
+
+static void rewarm(int fd, uint64_t first, uint64_t end, uint64_t ps)
+{
+	posix_fadvise(fd, (off_t)(first * ps), (off_t)((end - first) * ps), POSIX_FADV_WILLNEED);
+}
+
+void e4_cache_prepare(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len)
+{
+	if (snap->resident)
+		for_runs(fd, snap, offset, len, true, drop);
+}
+
+void e4_cache_restore(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len)
+{
+	if (!snap->resident)
+		return;
+	for_runs(fd, snap, offset, len, false, drop);
+	for_runs(fd, snap, offset, len, true, rewarm);
 }
 
 void e4_cache_snapshot_clear(E4CacheSnapshot *snap)

@@ -1,6 +1,7 @@
 /* Leaving the page cache as it was found: moving blocks reads every page
  * of the moved range into the cache, which a defragmenter must not leave
- * behind (nor warm beforehand: moving cached pages is several times slower). */
+ * behind; and moving pages that are cached is several times slower, so
+ * they are dropped first and read back afterwards. */
 #pragma once
 
 #include <stdint.h>
@@ -15,9 +16,15 @@ typedef struct {
  * snapshot is empty and restoring drops nothing. */
 int e4_cache_snapshot(int fd, uint64_t size, E4CacheSnapshot *snap);
 
-/* Drops from the cache the pages of [offset, offset + len) (bytes) that
- * were not resident in the snapshot, writing their dirty data back first
- * (never losing it). */
+/* Before moving [offset, offset + len) (bytes): writes back and drops the
+ * pages that are cached, because the kernel moves cached pages several
+ * times slower than cold ones (measured 29 s against 1.1 s for 128 MiB). */
+void e4_cache_prepare(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len);
+
+/* After moving the range: drops the pages that were not cached in the
+ * snapshot (writing their dirty data back first, never losing it) and
+ * reads back (asynchronously) those that were, so the cache is left as it
+ * was found. */
 void e4_cache_restore(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len);
 
 void e4_cache_snapshot_clear(E4CacheSnapshot *snap);
