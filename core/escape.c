@@ -25,7 +25,7 @@ char *e4_name_escape(const char *name, const char *const *reserved)
 char *e4_name_unescape(const char *shown, const char *const *reserved)
 {
 	if (shown[0] != E4_ESCAPE_PREFIX)
-		return g_strdup(shown);
+		return is_reserved(shown, reserved) ? NULL : g_strdup(shown);
 	const char *real = shown + 1;
 	/* Only names that e4_name_escape would have escaped map back, so
 	 * every real name has exactly one shown name. */

@@ -18,8 +18,8 @@ bool e4_name_needs_escape(const char *name, const char *const *reserved);
 char *e4_name_escape(const char *name, const char *const *reserved);
 
 /* The real name behind a shown name, or NULL when `shown` cannot be the
- * escaped form of any real name (e.g. "@foo" where "foo" needs no escape).
- * Newly allocated. */
+ * shown name of any real entry: a reserved name itself, or "@foo" where
+ * "foo" needs no escape. Newly allocated. */
 char *e4_name_unescape(const char *shown, const char *const *reserved);
 
 /* Appends name to out as one line-safe token: valid UTF-8 is kept, '\\'
@@ -29,6 +29,6 @@ void e4_escape_text(GString *out, const char *name);
 
 /* Appends name as the inside of a JSON string (no quotes): '"' and '\\'
  * backslash-escaped, control characters as \u00XX, and each byte that is
- * not valid UTF-8 as the six characters \\xHH (decoding gives "\xHH", the
+ * not valid UTF-8 as the five characters \\xHH (decoding gives "\xHH", the
  * same token e4_escape_text writes). The result is always valid JSON. */
 void e4_escape_json(GString *out, const char *name);

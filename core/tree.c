@@ -231,6 +231,9 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 		f->name = name;
 	}
 	e4_dir_list_clear(&list);
+	/* Sized for every entry at first: give back what the other kind took. */
+	rec->files = g_renew(FileRec, rec->files, rec->nfiles);
+	rec->subdirs = g_renew(SubdirRec, rec->subdirs, rec->nsubdirs);
 	return rec;
 }
 
