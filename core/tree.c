@@ -2,12 +2,14 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
 
 #include "inspect.h"
 #include "walk.h"
+#include "watch.h"
 
 /* Inspections queued at most per scan: bounds the fds and memory a scan
  * of a huge directory holds at once. */
@@ -36,6 +38,7 @@ typedef struct {
 	size_t nfiles;
 	SubdirRec *subdirs;
 	size_t nsubdirs;
+	bool clean;             /* watched, and no event since it was checked */
 } DirRec;
 
 struct E4Tree {
@@ -45,6 +48,9 @@ struct E4Tree {
 	GHashTable *dirs;       /* ino -> DirRec */
 	GHashTable *forgotten;  /* inos whose cached figures must not be reused */
 	GThreadPool *pool;
+	E4Watch *watch;         /* NULL: every scan checks every file with a stat */
+	GThread *drainer;       /* keeps the event queue short between scans */
+	gint stop;
 	uint64_t scans, inspections, revalidations; /* atomic */
 };
 
@@ -244,7 +250,8 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	E4Tree *tree = scan->tree;
 	DirRec *rec = g_hash_table_lookup(tree->dirs, &st->st_ino);
 	*err = 0;
-	if (!rec || rec->mtime_ns != ns(&st->st_mtim) || rec->ctime_ns != ns(&st->st_ctim)) {
+	bool same = rec && rec->mtime_ns == ns(&st->st_mtim) && rec->ctime_ns == ns(&st->st_ctim);
+	if (!same) {
 		DirRec *fresh = relist(tree, fd, st, rec, err);
 		if (!fresh) {
 			close(fd);
@@ -254,11 +261,19 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 		g_hash_table_replace(tree->dirs, g_memdup2(&fresh->ino, sizeof(fresh->ino)), fresh);
 		rec = fresh;
 	}
+	/* Watched and untouched since the last check: no stat per file. */
+	bool trusted = same && rec->clean;
 	SharedDir *dir = shared_dir_new(fd);
-	for (size_t i = 0; i < rec->nfiles; i++)
-		if (!still_valid(tree, fd, &rec->files[i]))
-			queue_job(scan, dir, &rec->files[i]);
+	for (size_t i = 0; i < rec->nfiles; i++) {
+		FileRec *f = &rec->files[i];
+		bool fresh = trusted ? f->valid && !g_hash_table_remove(tree->forgotten, &f->ino)
+				     : still_valid(tree, fd, f);
+		if (!fresh)
+			queue_job(scan, dir, f);
+	}
 	shared_dir_unref(dir);
+	/* Events from now on mark it stale again (drained after the scan). */
+	rec->clean = tree->watch != NULL;
 	return rec;
 }
 
@@ -363,6 +378,53 @@ static int reopen_dir(int dirfd, struct stat *st)
 	return fd;
 }
 
+static void mark_stale(uint64_t dir_ino, void *user)
+{
+	E4Tree *tree = user;
+	DirRec *rec = g_hash_table_lookup(tree->dirs, &dir_ino);
+	if (rec)
+		rec->clean = false;
+}
+
+/* Applies pending change events; with the tree locked. */
+static void drain(E4Tree *tree)
+{
+	if (!tree->watch || e4_watch_drain(tree->watch, mark_stale, tree) == 0)
+		return;
+	/* Events were lost: trust nothing until checked again. */
+	GHashTableIter it;
+	gpointer value;
+	g_hash_table_iter_init(&it, tree->dirs);
+	while (g_hash_table_iter_next(&it, NULL, &value))
+		((DirRec *)value)->clean = false;
+}
+
+static gpointer drainer_main(gpointer data)
+{
+	E4Tree *tree = data;
+	struct pollfd pfd = { .fd = e4_watch_fd(tree->watch), .events = POLLIN };
+	while (!g_atomic_int_get(&tree->stop)) {
+		if (poll(&pfd, 1, 200) <= 0)
+			continue;
+		g_mutex_lock(&tree->lock);
+		drain(tree);
+		g_mutex_unlock(&tree->lock);
+	}
+	return NULL;
+}
+
+int e4_tree_watch(E4Tree *tree, int mount_fd)
+{
+	E4Watch *w = e4_watch_new(mount_fd);
+	if (!w)
+		return -errno;
+	g_mutex_lock(&tree->lock);
+	tree->watch = w;
+	g_mutex_unlock(&tree->lock);
+	tree->drainer = g_thread_new("e4watch", drainer_main, tree);
+	return 0;
+}
+
 int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
 {
 	struct stat st;
@@ -378,6 +440,7 @@ int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
 	e4_top_init(&out->top, top_n);
 
 	g_mutex_lock(&tree->lock);
+	drain(tree);
 	Scan scan;
 	scan_init(&scan, tree);
 	scan_subtree(&scan, fd, &st);
@@ -406,6 +469,7 @@ int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
 	if (fd < 0)
 		return fd;
 	g_mutex_lock(&tree->lock);
+	drain(tree);
 	Scan scan;
 	scan_init(&scan, tree);
 	int rc;
@@ -452,6 +516,11 @@ void e4_tree_free(E4Tree *tree)
 {
 	if (!tree)
 		return;
+	if (tree->drainer) {
+		g_atomic_int_set(&tree->stop, 1);
+		g_thread_join(tree->drainer);
+	}
+	e4_watch_free(tree->watch);
 	g_thread_pool_free(tree->pool, FALSE, TRUE);
 	g_hash_table_destroy(tree->dirs);
 	g_hash_table_destroy(tree->forgotten);

@@ -42,10 +42,21 @@ typedef int (*E4TreeFileFn)(const E4TreeFile *file, void *user);
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads);
 void e4_tree_free(E4Tree *tree);
 
+/* Watches the filesystem (mount_fd: a directory fd on it, kept open by the
+ * caller for the tree's life) for changes, so that scans check with a stat
+ * only the files of directories where something happened since the last
+ * scan, instead of every file. Changes that send no event (writes through
+ * a shared mmap before writeback, another program moving blocks with
+ * EXT4_IOC_MOVE_EXT) are then seen when their directory next has an event.
+ * Returns 0, or -errno when fanotify cannot watch (not root): the tree
+ * then keeps checking every file. */
+int e4_tree_watch(E4Tree *tree, int mount_fd);
+
 /* Figures of every regular file below the directory dirfd (on the tree's
  * filesystem), each inode once, with the top_n most fragmented files.
  * A cached file is reused when its inode, size, mtime and ctime are
- * unchanged; anything else is inspected again. Returns 0 or -errno. */
+ * unchanged (or, when watched, when its directory had no event); anything
+ * else is inspected again. Returns 0 or -errno. */
 int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out);
 
 /* Calls fn for each regular file directly in dirfd, in readdir order,

@@ -20,6 +20,7 @@ typedef struct {
 	unsigned defrag_threads;
 	double skip_run_kib;
 	unsigned worst_first;
+	unsigned watch;
 	int allow_other;
 } Options;
 
@@ -33,6 +34,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("defrag_threads=%u", defrag_threads),
 	OPT("skip_run_kib=%lf", skip_run_kib),
 	OPT("worst_first=%u", worst_first),
+	OPT("watch=%u", watch),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	FUSE_OPT_END
 };
@@ -65,7 +67,8 @@ static void usage(const char *prog)
 	       "    -o timeout=SECONDS     kernel cache timeout of names and attributes (default 1)\n"
 	       "    -o defrag_threads=N    files one defrag job moves at once (default 2)\n"
 	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
-	       "    -o worst_first=0|1     defragment the most fragmented files first (default 1)\n\n",
+	       "    -o worst_first=0|1     defragment the most fragmented files first (default 1)\n"
+	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
@@ -150,7 +153,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 4, .report_top = 10, .timeout = 1.0, .defrag_threads = 2,
-			 .worst_first = 1 };
+			 .worst_first = 1, .watch = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||
 	    fuse_parse_cmdline(&args, &cmd) != 0)
@@ -188,6 +191,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	fs.tree = e4_tree_new(&fs.info->geom, fs.info->dev, opts.scan_threads ? opts.scan_threads : 1);
+	if (opts.watch && (err = e4_tree_watch(fs.tree, fs.root_fd)) < 0)
+		fprintf(stderr, "e4infofs: cannot watch for changes (%s): checking every file at each read\n",
+			strerror(-err));
 	fs.defrag = e4_defrag_new(fs.info);
 	e4fs_jobs_init(&fs);
 	int rc = serve(&fs, &args, &cmd);
