@@ -308,8 +308,9 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	struct stat real;
-	if (e4fs_node_stat(fs, node, &real) < 0 || !may_access(req, &real, writing)) {
-		fuse_reply_err(req, EACCES);
+	int rc = e4fs_node_stat(fs, node, &real);
+	if (rc < 0 || !may_access(req, &real, writing)) {
+		fuse_reply_err(req, rc < 0 ? -rc : EACCES);
 		return;
 	}
 	Content *c = g_new0(Content, 1);
@@ -320,7 +321,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_open(req, fi);
 		return;
 	}
-	int rc = e4_attr_generate(fs, node, (AttrId)attr, &c->data, &c->len);
+	rc = e4_attr_generate(fs, node, (AttrId)attr, &c->data, &c->len);
 	if (rc < 0) {
 		fuse_log(FUSE_LOG_ERR, "e4infofs: %s of inode %" G_GUINT64_FORMAT ": %s\n",
 			 e4_attr_name((AttrId)attr), node->real_ino, g_strerror(-rc));
