@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "inspect.h"
@@ -101,25 +102,37 @@ static int generate_dir(E4Fs *fs, int fd, AttrId id, char **out)
 	return 0;
 }
 
-static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
+/* A file's extent map as FIEMAP gives it, whatever its size (an empty
+ * file may still hold blocks preallocated past EOF). */
+static int generate_file_extents(E4Fs *fs, int fd, char **out)
 {
 	E4ExtentMap map = {0};
-	E4FileResult r;
-	gint64 start = g_get_monotonic_time();
-	int rc = e4_inspect_fd(fd, &fs->info->geom, &map, &r);
-	if (rc == 0 && id == ATTR_EXTENTS && r.skip == E4_SKIP_NO_FIEMAP)
-		rc = -r.error;
-	if (rc == 0 && id == ATTR_EXTENTS) {
-		*out = e4_render_file_extents(&map, &r.fig, fs->info->geom.block_size);
-	} else if (rc == 0) {
-		E4Summary sum = {0};
-		E4Top top = {0};
-		e4_summary_add_result(&sum, &r);
-		double seconds = (double)(g_get_monotonic_time() - start) / 1e6;
-		*out = render_summary(fs, id, &sum, &top, seconds, time(NULL));
+	struct stat st;
+	int rc = fstat(fd, &st) < 0 ? -errno : e4_fiemap_read(fd, &map);
+	if (rc == 0) {
+		E4FileFigures fig;
+		e4_figures_compute(&map, (uint64_t)st.st_size, &fs->info->geom, &fig);
+		*out = e4_render_file_extents(&map, &fig, fs->info->geom.block_size);
 	}
 	e4_extent_map_clear(&map);
 	return rc;
+}
+
+static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
+{
+	if (id == ATTR_EXTENTS)
+		return generate_file_extents(fs, fd, out);
+	E4FileResult r;
+	gint64 start = g_get_monotonic_time();
+	int rc = e4_inspect_fd(fd, &fs->info->geom, NULL, &r);
+	if (rc < 0)
+		return rc;
+	E4Summary sum = {0};
+	E4Top top = {0};
+	e4_summary_add_result(&sum, &r);
+	double seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+	*out = render_summary(fs, id, &sum, &top, seconds, time(NULL));
+	return 0;
 }
 
 static char *render_metrics(E4Fs *fs)
