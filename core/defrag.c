@@ -137,6 +137,12 @@ static bool is_active_swap(const struct stat *st)
 	return found;
 }
 
+/* Why the kernel answers ETXTBSY for this inode. */
+static E4DefragSkip busy_text_reason(const struct stat *st)
+{
+	return is_active_swap(st) ? E4_DSKIP_SWAPFILE : E4_DSKIP_RUNNING;
+}
+
 /* A POSIX/OFD lock, flock or lease held by anyone else. */
 static bool locked_by_other(int rw_fd)
 {
@@ -161,7 +167,7 @@ static int open_rw(int fd, const struct stat *st, E4DefragSkip *skip)
 		return rw;
 	int err = errno;
 	if (err == ETXTBSY)
-		*skip = is_active_swap(st) ? E4_DSKIP_SWAPFILE : E4_DSKIP_RUNNING;
+		*skip = busy_text_reason(st);
 	else if (err == EROFS)
 		*skip = E4_DSKIP_READ_ONLY;
 	else if (err == EWOULDBLOCK)
@@ -247,6 +253,12 @@ static void move_all(Move *m)
 			e4_cache_restore(m->rw, &m->cache, (r->start + off) * bs, len * bs);
 			if (rc == -ENOSPC) {
 				set_skip(m->out, E4_DSKIP_NO_SPACE);
+				return;
+			}
+			struct stat st;
+			if (rc == -ETXTBSY && fstat(m->rw, &st) == 0) {
+				/* Became (or was, unseen at open) a swap file or program. */
+				set_skip(m->out, busy_text_reason(&st));
 				return;
 			}
 			if (rc < 0) {
@@ -345,7 +357,10 @@ void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *op
 			set_failed(out, -rw);
 		return;
 	}
-	if (locked_by_other(rw)) {
+	if (is_active_swap(&st)) {
+		/* Opening a swap file read-write works; only the move would fail. */
+		set_skip(out, E4_DSKIP_SWAPFILE);
+	} else if (locked_by_other(rw)) {
 		set_skip(out, E4_DSKIP_LOCKED);
 	} else if (!claim(d, st.st_ino)) {
 		set_skip(out, E4_DSKIP_BUSY);

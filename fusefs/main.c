@@ -111,9 +111,11 @@ static int make_root(E4Fs *fs)
 	/* Not O_PATH: open_by_handle_at refuses O_PATH mount fds (EBADF). */
 	int fd = open(fs->info->source_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (fd < 0)
 		return -errno;
 	fs->root_fd = fd;
+	if (fstat(fd, &st) < 0)
+		return -errno;
 	fs->nodes = g_hash_table_new(g_int64_hash, g_int64_equal);
 	g_mutex_init(&fs->lock);
 	fs->root = e4fs_node_ref(fs, fd, &st, 0);
@@ -149,60 +151,71 @@ out_session:
 	return rc ? 1 : 0;
 }
 
+/* Mounts and serves; returns the exit status. */
+static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+{
+	E4Fs fs = { .timeout = opts->timeout, .report_top = opts->report_top,
+		    .defrag_threads = opts->defrag_threads ? opts->defrag_threads : 1,
+		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1 };
+	int err = e4_fsinfo_resolve(opts->source, &fs.info);
+	if (err < 0) {
+		fprintf(stderr, "e4infofs: %s: %s\n", opts->source, source_error(-err));
+		return 1;
+	}
+	g_autofree char *fsname = fsname_option(opts->source);
+	fuse_opt_add_arg(args, fsname);
+	fuse_opt_add_arg(args, "-osubtype=e4infofs");
+	/* Without it the kernel would reuse one user's permission check for all. */
+	if (opts->allow_other)
+		fuse_opt_add_arg(args, "-odefault_permissions");
+	raise_fd_limit();
+	int rc = 1;
+	err = make_root(&fs);
+	if (err < 0) {
+		fprintf(stderr, "e4infofs: %s: %s\n", fs.info->source_dir, strerror(-err));
+		goto out;
+	}
+	fs.tree = e4_tree_new(&fs.info->geom, fs.info->dev, opts->scan_threads ? opts->scan_threads : 1);
+	if (opts->watch && (err = e4_tree_watch(fs.tree, fs.root_fd)) < 0)
+		fprintf(stderr, "e4infofs: cannot watch for changes (%s): checking every file at each read\n",
+			strerror(-err));
+	fs.defrag = e4_defrag_new(fs.info);
+	e4fs_jobs_init(&fs);
+	rc = serve(&fs, args, cmd);
+	e4fs_jobs_free(&fs);
+	e4_defrag_free(fs.defrag);
+	e4_tree_free(fs.tree);
+out:
+	if (fs.nodes)
+		e4fs_nodes_free(&fs);
+	if (fs.root_fd >= 0)
+		close(fs.root_fd);
+	e4_fsinfo_free(fs.info);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 4, .report_top = 10, .timeout = 1.0, .defrag_threads = 2,
 			 .worst_first = 1, .watch = 1 };
 	struct fuse_cmdline_opts cmd = {0};
+	int rc;
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||
-	    fuse_parse_cmdline(&args, &cmd) != 0)
-		return 1;
-	if (cmd.show_help) {
+	    fuse_parse_cmdline(&args, &cmd) != 0) {
+		rc = 1;
+	} else if (cmd.show_help) {
 		usage(argv[0]);
-		return 0;
-	}
-	if (cmd.show_version) {
+		rc = 0;
+	} else if (cmd.show_version) {
 		printf("e4infofs %s (FUSE library %s)\n", E4INFOFS_VERSION, fuse_pkgversion());
-		return 0;
-	}
-	if (!opts.source || !cmd.mountpoint) {
+		rc = 0;
+	} else if (!opts.source || !cmd.mountpoint) {
 		fprintf(stderr, "%s: usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0], argv[0]);
-		return 1;
+		rc = 1;
+	} else {
+		rc = run(&opts, &args, &cmd);
 	}
-	E4Fs fs = { .timeout = opts.timeout, .report_top = opts.report_top,
-		    .defrag_threads = opts.defrag_threads ? opts.defrag_threads : 1,
-		    .good_kib = opts.skip_run_kib, .worst_first = opts.worst_first };
-	int err = e4_fsinfo_resolve(opts.source, &fs.info);
-	if (err < 0) {
-		fprintf(stderr, "e4infofs: %s: %s\n", opts.source, source_error(-err));
-		return 1;
-	}
-	g_autofree char *fsname = fsname_option(opts.source);
-	fuse_opt_add_arg(&args, fsname);
-	fuse_opt_add_arg(&args, "-osubtype=e4infofs");
-	/* Without it the kernel would reuse one user's permission check for all. */
-	if (opts.allow_other)
-		fuse_opt_add_arg(&args, "-odefault_permissions");
-	raise_fd_limit();
-	err = make_root(&fs);
-	if (err < 0) {
-		fprintf(stderr, "e4infofs: %s: %s\n", fs.info->source_dir, strerror(-err));
-		return 1;
-	}
-	fs.tree = e4_tree_new(&fs.info->geom, fs.info->dev, opts.scan_threads ? opts.scan_threads : 1);
-	if (opts.watch && (err = e4_tree_watch(fs.tree, fs.root_fd)) < 0)
-		fprintf(stderr, "e4infofs: cannot watch for changes (%s): checking every file at each read\n",
-			strerror(-err));
-	fs.defrag = e4_defrag_new(fs.info);
-	e4fs_jobs_init(&fs);
-	int rc = serve(&fs, &args, &cmd);
-	e4fs_jobs_free(&fs);
-	e4_defrag_free(fs.defrag);
-	e4_tree_free(fs.tree);
-	e4fs_nodes_free(&fs);
-	close(fs.root_fd);
-	e4_fsinfo_free(fs.info);
 	free(opts.source);
 	free(cmd.mountpoint);
 	fuse_opt_free_args(&args);

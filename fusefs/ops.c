@@ -288,11 +288,6 @@ static bool may_access(fuse_req_t req, const struct stat *st, bool writing)
 	return st->st_mode & (in_group ? S_IRGRP : S_IROTH);
 }
 
-typedef struct {
-	char *data;
-	size_t len;
-} Content;
-
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	E4Fs *fs = fs_of(req);
@@ -313,23 +308,19 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, rc < 0 ? -rc : EACCES);
 		return;
 	}
-	Content *c = g_new0(Content, 1);
 	fi->direct_io = 1;
-	if (writing) {
-		/* A trigger: writes run jobs, the handle holds no content. */
-		fi->fh = (uintptr_t)c;
-		fuse_reply_open(req, fi);
-		return;
-	}
-	rc = e4_attr_generate(fs, node, (AttrId)attr, &c->data, &c->len);
+	char *data = NULL;
+	size_t len = 0;
+	/* A trigger opened for writing holds no content: writes run jobs. */
+	rc = writing ? 0 : e4_attr_generate(fs, node, (AttrId)attr, &data, &len);
 	if (rc < 0) {
 		fuse_log(FUSE_LOG_ERR, "e4infofs: %s of inode %" G_GUINT64_FORMAT ": %s\n",
 			 e4_attr_name((AttrId)attr), node->real_ino, g_strerror(-rc));
-		g_free(c);
 		fuse_reply_err(req, -rc);
 		return;
 	}
-	fi->fh = (uintptr_t)c;
+	/* Refcounted: a read's reply may still be in flight when release runs. */
+	fi->fh = (uintptr_t)g_bytes_new_take(data, len);
 	fuse_reply_open(req, fi);
 }
 
@@ -367,23 +358,22 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	(void)ino;
-	const Content *c = (const Content *)(uintptr_t)fi->fh;
-	if (off < 0 || (size_t)off >= c->len) {
+	GBytes *content = g_bytes_ref((GBytes *)(uintptr_t)fi->fh);
+	size_t len;
+	const char *data = g_bytes_get_data(content, &len);
+	if (off < 0 || (size_t)off >= len) {
 		fuse_reply_buf(req, NULL, 0);
-		return;
+	} else {
+		size_t n = len - (size_t)off;
+		fuse_reply_buf(req, data + off, n < size ? n : size);
 	}
-	size_t n = c->len - (size_t)off;
-	fuse_reply_buf(req, c->data + off, n < size ? n : size);
+	g_bytes_unref(content);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	Content *c = (Content *)(uintptr_t)fi->fh;
-	if (c) {
-		g_free(c->data);
-		g_free(c);
-	}
+	g_bytes_unref((GBytes *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
