@@ -14,9 +14,12 @@
 #define EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | \
 		FAN_MOVED_TO | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR)
 
+#define BUF_SIZE 16384
+
 struct E4Watch {
 	int fd;
 	int mount_fd;
+	char buf[BUF_SIZE];     /* events read at once; drains are serialized */
 };
 
 E4Watch *e4_watch_new(int mount_fd)
@@ -32,7 +35,8 @@ E4Watch *e4_watch_new(int mount_fd)
 		return NULL;
 	}
 	E4Watch *w = g_new(E4Watch, 1);
-	*w = (E4Watch){ fd, mount_fd };
+	w->fd = fd;
+	w->mount_fd = mount_fd;
 	return w;
 }
 
@@ -66,44 +70,60 @@ static uint64_t handle_ino(const E4Watch *w, struct file_handle *fh)
 	return ino;
 }
 
-static void report_event(const E4Watch *w, const struct fanotify_event_metadata *ev, E4WatchFn fn,
-			 void *user)
+/* Events are packed by event_len, which need not keep their alignment:
+ * every structure is copied out before it is read. */
+static void report_event(const E4Watch *w, const char *ev, size_t meta_len, size_t ev_len,
+			 E4WatchFn fn, void *user)
 {
-	const char *p = (const char *)ev + ev->metadata_len, *end = (const char *)ev + ev->event_len;
-	while (p + sizeof(struct fanotify_event_info_header) <= end) {
-		const struct fanotify_event_info_header *hdr = (const void *)p;
-		if (hdr->len == 0 || p + hdr->len > end)
+	size_t off = meta_len;
+	struct fanotify_event_info_header hdr;
+	while (off + sizeof(hdr) <= ev_len) {
+		memcpy(&hdr, ev + off, sizeof(hdr));
+		if (hdr.len == 0 || off + hdr.len > ev_len)
 			return;
-		if (hdr->info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
-		    hdr->info_type == FAN_EVENT_INFO_TYPE_DFID ||
-		    hdr->info_type == FAN_EVENT_INFO_TYPE_FID) {
-			const struct fanotify_event_info_fid *fid = (const void *)p;
-			uint64_t ino = handle_ino(w, (struct file_handle *)fid->handle);
-			if (ino)
-				fn(ino, user);
+		size_t fh_off = off + sizeof(struct fanotify_event_info_fid);
+		bool fid = hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
+			   hdr.info_type == FAN_EVENT_INFO_TYPE_DFID ||
+			   hdr.info_type == FAN_EVENT_INFO_TYPE_FID;
+		struct file_handle fh;
+		if (fid && fh_off + sizeof(fh) <= off + hdr.len) {
+			memcpy(&fh, ev + fh_off, sizeof(fh));
+			size_t bytes = fh.handle_bytes <= MAX_HANDLE_SZ ? fh.handle_bytes : 0;
+			if (bytes && fh_off + sizeof(fh) + bytes <= off + hdr.len) {
+				g_autofree struct file_handle *copy = g_malloc(sizeof(fh) + bytes);
+				memcpy(copy, ev + fh_off, sizeof(fh) + bytes);
+				uint64_t ino = handle_ino(w, copy);
+				if (ino)
+					fn(ino, user);
+			}
 		}
-		p += hdr->len;
+		off += hdr.len;
 	}
 }
 
 int e4_watch_drain(E4Watch *w, E4WatchFn fn, void *user)
 {
-	char buf[16384] __attribute__((aligned(__alignof__(struct fanotify_event_metadata))));
+	char *buf = w->buf;
 	int rc = 0;
 	for (;;) {
-		ssize_t n = read(w->fd, buf, sizeof(buf));
+		ssize_t n = read(w->fd, buf, BUF_SIZE);
 		if (n < 0)
 			return errno == EAGAIN ? rc : -errno;
-		if (n == 0)
-			return rc;
-		const struct fanotify_event_metadata *ev = (const void *)buf;
-		for (; FAN_EVENT_OK(ev, n); ev = FAN_EVENT_NEXT(ev, n)) {
-			if (ev->vers != FANOTIFY_METADATA_VERSION)
+		size_t off = 0;
+		struct fanotify_event_metadata ev;
+		while (n > 0 && off + sizeof(ev) <= (size_t)n) {
+			memcpy(&ev, buf + off, sizeof(ev));
+			if (ev.event_len < sizeof(ev) || off + ev.event_len > (size_t)n)
+				break;
+			if (ev.vers != FANOTIFY_METADATA_VERSION)
 				return -EPROTO;
-			if (ev->mask & FAN_Q_OVERFLOW)
+			if (ev.mask & FAN_Q_OVERFLOW)
 				rc = -EOVERFLOW;
 			else
-				report_event(w, ev, fn, user);
+				report_event(w, buf + off, ev.metadata_len, ev.event_len, fn, user);
+			off += ev.event_len;
 		}
+		if (n == 0)
+			return rc;
 	}
 }

@@ -22,7 +22,8 @@ int e4_watch_fd(const E4Watch *w);
  * changed. */
 typedef void (*E4WatchFn)(uint64_t dir_ino, void *user);
 
-/* Reads every pending event without blocking and reports each changed
+/* Reads every pending event without blocking (not to be called from two
+ * threads at once) and reports each changed
  * directory (possibly more than once). Returns 0, or -EOVERFLOW when
  * events were lost (the queue overflowed: nothing cached can be trusted),
  * or -errno. */
