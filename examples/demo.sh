@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's demo: builds a small (128 MiB) ext4 image with fragmented
 # files, mounts it and e4infofs over it, shows score, a file's extents, and
-# the root's stats and report, then removes everything again.
+# the root's stats and report, defragments the tree with `echo 1 > defrag`
+# and shows the result, then removes everything again.
 #
 #   bash examples/demo.sh            (as root, from the repository root)
 #
@@ -103,6 +104,12 @@ cat stats
 
 heading "cat report"
 cat report
+
+heading "echo 1 > defrag (online, returns when done), then cat defrag and score"
+echo 1 > defrag
+cat defrag
+echo "score now: $(cat score)"
+echo "vm.img now: $(tail -n 1 home/alice/vm.img/extents)"
 cd /
 
 heading "Cleaning up"
