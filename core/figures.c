@@ -53,6 +53,12 @@ uint32_t e4_count_e4defrag_runs(const E4Extent *ext, size_t n, uint32_t block_si
 	return runs;
 }
 
+/* Counts of absurd sizes (a corrupt map) stay in range instead of wrapping. */
+static uint32_t saturate(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
 uint32_t e4_best_count(uint64_t blocks, const E4Geometry *geom)
 {
 	if (!geom || geom->blocks_per_group == 0 || blocks == 0)
@@ -60,14 +66,14 @@ uint32_t e4_best_count(uint64_t blocks, const E4Geometry *geom)
 	uint64_t span = geom->blocks_per_group;
 	if (geom->flex_bg)
 		span <<= geom->log_groups_per_flex;
-	return (uint32_t)((blocks - 1) / span + 1);
+	return saturate((blocks - 1) / span + 1);
 }
 
 uint32_t e4_ideal_count(uint64_t blocks)
 {
 	if (blocks == 0)
 		return 1;
-	return (uint32_t)((blocks + E4_MAX_EXTENT_BLOCKS - 1) / E4_MAX_EXTENT_BLOCKS);
+	return saturate(blocks / E4_MAX_EXTENT_BLOCKS + (blocks % E4_MAX_EXTENT_BLOCKS != 0));
 }
 
 void e4_figures_compute(const E4ExtentMap *map, uint64_t size, const E4Geometry *geom,

@@ -25,23 +25,6 @@ typedef struct {
 	char *current;
 } Job;
 
-Trigger e4fs_trigger_parse(const char *buf, size_t size, off_t off)
-{
-	if (size > 0 && buf[size - 1] == '\n')
-		size--;
-	if (off != 0)
-		return size == 0 ? TRIGGER_NOTHING : TRIGGER_INVALID;
-	static const struct {
-		const char *word;
-		Trigger t;
-	} words[] = { { "1", TRIGGER_START }, { "start", TRIGGER_START },
-		      { "0", TRIGGER_CANCEL }, { "cancel", TRIGGER_CANCEL } };
-	for (size_t i = 0; i < G_N_ELEMENTS(words); i++)
-		if (size == strlen(words[i].word) && memcmp(buf, words[i].word, size) == 0)
-			return words[i].t;
-	return TRIGGER_INVALID;
-}
-
 /* Pushes the inos of dirfd and its ancestors up to SOURCE's root. */
 static void push_ancestors(E4Fs *fs, int dirfd, GArray *chain)
 {

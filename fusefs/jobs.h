@@ -3,14 +3,6 @@
 
 #include "fs.h"
 
-/* What a write to `defrag` asks for. */
-typedef enum { TRIGGER_START, TRIGGER_CANCEL, TRIGGER_NOTHING, TRIGGER_INVALID } Trigger;
-
-/* Parses the bytes of one write at offset off: "1" or "start" (one
- * trailing newline allowed) at offset 0 start a job, "0" or "cancel"
- * cancel one; a lone newline after the word is nothing; all else invalid. */
-Trigger e4fs_trigger_parse(const char *buf, size_t size, off_t off);
-
 /* Runs a defragmentation of node (a file, or a directory's subtree) for
  * the caller uid and returns when it ends. req's interruption (Ctrl-C on
  * the writer), a cancel from another writer, or the session's end stop it

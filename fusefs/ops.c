@@ -12,6 +12,7 @@
 #include "fs.h"
 #include "ino.h"
 #include "jobs.h"
+#include "trigger.h"
 #include "walk.h"
 
 static E4Fs *fs_of(fuse_req_t req)
@@ -335,16 +336,16 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		return;
 	}
 	int rc = 0;
-	switch (e4fs_trigger_parse(buf, size, off)) {
-	case TRIGGER_START:
+	switch (e4_trigger_parse(buf, size, off)) {
+	case E4_TRIGGER_START:
 		rc = e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid);
 		break;
-	case TRIGGER_CANCEL:
+	case E4_TRIGGER_CANCEL:
 		e4fs_job_cancel(fs, node);
 		break;
-	case TRIGGER_NOTHING:
+	case E4_TRIGGER_NOTHING:
 		break;
-	case TRIGGER_INVALID:
+	case E4_TRIGGER_INVALID:
 		rc = -EINVAL;
 		break;
 	}

@@ -349,7 +349,7 @@ END_TEST
 START_TEST(json_decodes_to_text_token)
 {
 	/* for invalid bytes, JSON decoding gives what e4_escape_text writes */
-	const char *names[] = { "\xff", "a\xfe" "b", "\xc3", "\xed\xa0\x80", "\x80\x81" };
+	const char *names[] = { "\xff", ("a\xfe" "b"), "\xc3", "\xed\xa0\x80", "\x80\x81" };
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++) {
 		g_autofree char *dec = json_roundtrip(names[i]);
 		g_autofree char *text = text_of(names[i]);
