@@ -42,6 +42,13 @@ static void report(Plan *p, const char *current)
 		p->opts->progress(p->sum, current, p->opts->file.user);
 }
 
+double e4_defrag_percent(const E4DefragSummary *s)
+{
+	if (s->bytes_total)
+		return 100.0 * (double)s->bytes_done / (double)s->bytes_total;
+	return s->files_total ? 100.0 * (double)s->files_done / (double)s->files_total : 0;
+}
+
 void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res)
 {
 	s->files_done++;

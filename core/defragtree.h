@@ -35,5 +35,9 @@ typedef struct {
  * when dirfd itself cannot be walked, or -ECANCELED when cancelled. */
 int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4DefragSummary *out);
 
+/* Progress in percent: of the bytes to move, or of the files when there
+ * are no bytes to move. */
+double e4_defrag_percent(const E4DefragSummary *s);
+
 /* Counts one file's result into a summary. */
 void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res);

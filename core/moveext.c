@@ -39,22 +39,22 @@ int e4_move_range(int orig_fd, int donor_fd, uint64_t start, uint64_t len, uint6
 			.donor_start = start + *moved,
 			.len = len - *moved,
 		};
-		if (ioctl(orig_fd, EXT4_IOC_MOVE_EXT, &me) < 0) {
-			int err = errno;
-			if (err == EINTR)
-				continue;
-			if (err == EBUSY && busy < BUSY_RETRIES) {
-				backoff(busy++);
-				continue;
-			}
-			*moved += me.moved_len <= len - *moved ? me.moved_len : 0;
-			return -err;
+		int rc = ioctl(orig_fd, EXT4_IOC_MOVE_EXT, &me) < 0 ? -errno : 0;
+		/* A failed call may still have moved part of the range (the kernel
+		 * reports it): count it, or a retry would swap it back. A report
+		 * beyond the request is clamped. */
+		uint64_t done = me.moved_len <= len - *moved ? me.moved_len : len - *moved;
+		if (rc == 0 && done == 0)
+			done = len - *moved; /* kernels from 6.19 may report 0 on success */
+		*moved += done;
+		if (rc == -EINTR)
+			continue;
+		if (rc == -EBUSY && busy < BUSY_RETRIES) {
+			backoff(busy++);
+			continue;
 		}
-		/* Kernels from 6.19 may report 0 on success: the whole range
-		 * moved. A report beyond the request is clamped. */
-		if (me.moved_len == 0 || me.moved_len > len - *moved)
-			me.moved_len = len - *moved;
-		*moved += me.moved_len;
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }

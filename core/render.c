@@ -188,8 +188,7 @@ void e4_render_dir_extents_add(GString *out, const E4TreeFile *file)
 
 static void render_defrag_progress(GString *out, const E4DefragSummary *s, const char *current)
 {
-	double pct = s->bytes_total ? 100.0 * (double)s->bytes_done / (double)s->bytes_total
-				    : (s->files_total ? 100.0 * (double)s->files_done / (double)s->files_total : 0);
+	double pct = e4_defrag_percent(s);
 	g_string_append_printf(out, "files_done: %" G_GUINT64_FORMAT "\nfiles_total: %" G_GUINT64_FORMAT
 			       "\nbytes_done: %" G_GUINT64_FORMAT "\nbytes_total: %" G_GUINT64_FORMAT
 			       "\npercent: ", s->files_done, s->files_total, s->bytes_done, s->bytes_total);

@@ -24,15 +24,22 @@ static const struct {
 	[ATTR_REPORT] = { "report", ON_DIR },
 	[ATTR_METRICS] = { "metrics", ON_ROOT },
 	[ATTR_DEFRAG] = { "defrag", ON_DIR | ON_FILE },
+	[ATTR_JOBS] = { "jobs", ON_ROOT },
 };
 
 const char *const e4_reserved_names[] = {
-	"score", "extents", "stats", "stats.json", "report", "metrics", "defrag", "freespace", NULL,
+	"score", "extents", "stats", "stats.json", "report", "metrics", "defrag", "jobs", "freespace",
+	NULL,
 };
 
 const char *e4_attr_name(AttrId id)
 {
 	return id < ATTR__COUNT ? attrs[id].name : NULL;
+}
+
+bool e4_attr_is_trigger(int id)
+{
+	return id == ATTR_DEFRAG || id == ATTR_JOBS;
 }
 
 bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id)
@@ -158,8 +165,10 @@ static char *render_metrics(E4Fs *fs)
 int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len)
 {
 	*out = NULL;
-	if (id == ATTR_METRICS || id == ATTR_DEFRAG) {
-		*out = id == ATTR_METRICS ? render_metrics(fs) : e4fs_job_status(fs, node);
+	if (id == ATTR_METRICS || id == ATTR_DEFRAG || id == ATTR_JOBS) {
+		*out = id == ATTR_METRICS ? render_metrics(fs)
+		       : id == ATTR_JOBS  ? e4fs_jobs_list(fs)
+					  : e4fs_job_status(fs, node);
 		*len = strlen(*out);
 		return 0;
 	}

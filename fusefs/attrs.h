@@ -14,6 +14,7 @@ typedef enum {
 	ATTR_REPORT,
 	ATTR_METRICS,
 	ATTR_DEFRAG,
+	ATTR_JOBS,
 	ATTR__COUNT
 } AttrId;
 
@@ -22,6 +23,9 @@ typedef enum {
 extern const char *const e4_reserved_names[];
 
 const char *e4_attr_name(AttrId id);
+
+/* True for the attribute files that take writes (defrag, jobs). */
+bool e4_attr_is_trigger(int id);
 
 /* True when node has attribute id (dirs, files and the root differ). */
 bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id);

@@ -44,6 +44,10 @@ typedef struct {
 
 extern const struct fuse_lowlevel_ops e4_ops;
 
+/* The size a `defrag` trigger reports: larger than any write it accepts
+ * and than its status text (direct_io reads go to EOF anyway). */
+#define E4_TRIGGER_SIZE 4096
+
 /* The node table (nodes.c). */
 Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino);
 /* Finds or adds the node of the real object open as fd (any kind of fd,

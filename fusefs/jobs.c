@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 
 #include "defragtree.h"
+#include "escape.h"
 #include "ino.h"
 #include "render.h"
 
@@ -125,19 +126,32 @@ static void on_file_done(const char *path, const E4FileDefrag *res, void *user)
 		fuse_log(FUSE_LOG_ERR, "e4infofs: defrag %s: %s\n", path, g_strerror(res->error));
 }
 
+static void on_file_progress(uint64_t bytes_done, void *user)
+{
+	Job *job = user;
+	g_mutex_lock(&job->lock);
+	job->sum.bytes_done = bytes_done;
+	g_mutex_unlock(&job->lock);
+}
+
 static void run_file(Job *job, const E4DefragOpts *opts)
 {
 	E4Fs *fs = job->fs;
 	E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED };
 	int fd = e4fs_node_open(fs, job->node, O_PATH);
 	int dirfd = parent_dir(fs, job->node);
+	struct stat st;
 	g_mutex_lock(&job->lock);
 	job->sum.files_total = 1;
+	job->sum.bytes_total = fd >= 0 && fstat(fd, &st) == 0 ? (uint64_t)st.st_size : 0;
+	job->current = g_strdup(".");
 	g_mutex_unlock(&job->lock);
+	E4DefragOpts fopts = *opts;
+	fopts.progress = on_file_progress;
 	if (fd < 0 || dirfd < 0)
 		res.error = fd < 0 ? -fd : errno;
 	else
-		e4_defrag_file(fs->defrag, fd, dirfd, opts, &res);
+		e4_defrag_file(fs->defrag, fd, dirfd, &fopts, &res);
 	if (fd >= 0)
 		close(fd);
 	if (dirfd >= 0)
@@ -255,6 +269,32 @@ void e4fs_job_cancel(E4Fs *fs, Node *node)
 	if (job)
 		g_atomic_int_set(&job->cancel, 1);
 	g_mutex_unlock(&fs->jobs_lock);
+}
+
+void e4fs_jobs_cancel_all(E4Fs *fs)
+{
+	g_mutex_lock(&fs->jobs_lock);
+	for (guint i = 0; i < fs->jobs->len; i++)
+		g_atomic_int_set(&((Job *)g_ptr_array_index(fs->jobs, i))->cancel, 1);
+	g_mutex_unlock(&fs->jobs_lock);
+}
+
+char *e4fs_jobs_list(E4Fs *fs)
+{
+	GString *out = g_string_new("# inode percent files_done/files_total current\n");
+	g_mutex_lock(&fs->jobs_lock);
+	for (guint i = 0; i < fs->jobs->len; i++) {
+		Job *job = g_ptr_array_index(fs->jobs, i);
+		g_mutex_lock(&job->lock);
+		const E4DefragSummary *s = &job->sum;
+		g_string_append_printf(out, "%" G_GUINT64_FORMAT " %.1f %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT " ",
+				       job->root_ino, e4_defrag_percent(s), s->files_done, s->files_total);
+		e4_escape_text(out, job->current ? job->current : "-");
+		g_string_append_c(out, '\n');
+		g_mutex_unlock(&job->lock);
+	}
+	g_mutex_unlock(&fs->jobs_lock);
+	return g_string_free(out, FALSE);
 }
 
 char *e4fs_job_status(E4Fs *fs, Node *node)

@@ -15,6 +15,13 @@ int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid);
 /* Cancels the job running on node, if any. */
 void e4fs_job_cancel(E4Fs *fs, Node *node);
 
+/* Cancels every running job. */
+void e4fs_jobs_cancel_all(E4Fs *fs);
+
+/* The text of the root's `jobs` file: a header, then one line per running
+ * job (inode of its node, percent, files done/total, current file). */
+char *e4fs_jobs_list(E4Fs *fs);
+
 /* The text of node's `defrag` file: the running job's progress, or the
  * last result, or idle. g_free. */
 char *e4fs_job_status(E4Fs *fs, Node *node);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <linux/fuse.h>
 
 #include "attrs.h"
 #include "escape.h"
@@ -44,12 +45,29 @@ static void attr_stat(const struct stat *real, uint64_t ino, struct stat *st)
 	*st = *real;
 	st->st_ino = ino;
 	st->st_mode = S_IFREG | (real->st_mode & 0444);
-	if (e4_ino_attr(ino) == ATTR_DEFRAG)
+	if (e4_attr_is_trigger(e4_ino_attr(ino)))
 		st->st_mode |= real->st_mode & S_IWUSR;
 	st->st_nlink = 1;
 	/* Generated content: size 0 and direct_io, so readers read to EOF. */
 	st->st_size = 0;
 	st->st_blocks = 0;
+	/* A trigger's writes must not extend it: the kernel serializes writes
+	 * past EOF, and "cancel" must reach a job whose "1" is still writing. */
+	if (e4_attr_is_trigger(e4_ino_attr(ino)))
+		st->st_size = E4_TRIGGER_SIZE;
+}
+
+/* Replies to an open like fuse_reply_open with direct_io, adding
+ * FOPEN_PARALLEL_DIRECT_WRITES, which libfuse 3.14's fuse_file_info cannot
+ * express: without it the kernel holds the inode lock for the whole
+ * blocking write of a job, and a cancel on the same file would wait. */
+static void reply_open_parallel(fuse_req_t req, const struct fuse_file_info *fi)
+{
+	struct fuse_open_out out = {
+		.fh = fi->fh,
+		.open_flags = FOPEN_DIRECT_IO | FOPEN_PARALLEL_DIRECT_WRITES,
+	};
+	fuse_reply_buf(req, (const char *)&out, sizeof(out));
 }
 
 static uint64_t node_ino(E4Fs *fs, const Node *node)
@@ -299,7 +317,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	bool writing = (fi->flags & O_ACCMODE) != O_RDONLY || (fi->flags & O_TRUNC);
-	if (writing && attr != ATTR_DEFRAG) {
+	if (writing && !e4_attr_is_trigger(attr)) {
 		fuse_reply_err(req, EROFS);
 		return;
 	}
@@ -322,7 +340,29 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	}
 	/* Refcounted: a read's reply may still be in flight when release runs. */
 	fi->fh = (uintptr_t)g_bytes_new_take(data, len);
-	fuse_reply_open(req, fi);
+	if (writing)
+		reply_open_parallel(req, fi);
+	else
+		fuse_reply_open(req, fi);
+}
+
+/* What a write to a trigger does; 0 or -errno. */
+static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, E4Trigger t)
+{
+	switch (t) {
+	case E4_TRIGGER_START:
+		return attr == ATTR_DEFRAG ? e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid) : -EINVAL;
+	case E4_TRIGGER_CANCEL:
+		if (attr == ATTR_DEFRAG)
+			e4fs_job_cancel(fs, node);
+		else
+			e4fs_jobs_cancel_all(fs);
+		return 0;
+	case E4_TRIGGER_NOTHING:
+		return 0;
+	default:
+		return -EINVAL;
+	}
 }
 
 static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
@@ -331,24 +371,12 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 	(void)fi;
 	E4Fs *fs = fs_of(req);
 	Node *node = e4fs_node_get(fs, ino);
-	if (!node || ino == FUSE_ROOT_ID || e4_ino_attr(ino) != ATTR_DEFRAG) {
+	int attr = ino == FUSE_ROOT_ID ? -1 : e4_ino_attr(ino);
+	if (!node || !e4_attr_is_trigger(attr)) {
 		fuse_reply_err(req, node ? EROFS : ESTALE);
 		return;
 	}
-	int rc = 0;
-	switch (e4_trigger_parse(buf, size, off)) {
-	case E4_TRIGGER_START:
-		rc = e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid);
-		break;
-	case E4_TRIGGER_CANCEL:
-		e4fs_job_cancel(fs, node);
-		break;
-	case E4_TRIGGER_NOTHING:
-		break;
-	case E4_TRIGGER_INVALID:
-		rc = -EINVAL;
-		break;
-	}
+	int rc = trigger_write(req, fs, node, attr, e4_trigger_parse(buf, size, off));
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else
@@ -394,11 +422,33 @@ static void reply_erofs(fuse_req_t req)
 	fuse_reply_err(req, EROFS);
 }
 
+/* Only the truncation of a trigger by O_TRUNC (`echo 1 >`) is accepted,
+ * as a no-op: its size stays E4_TRIGGER_SIZE. */
 static void op_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 		       struct fuse_file_info *fi)
 {
-	(void)ino, (void)attr, (void)to_set, (void)fi;
-	reply_erofs(req);
+	(void)attr, (void)fi;
+	const int allowed = FUSE_SET_ATTR_SIZE | FUSE_SET_ATTR_ATIME | FUSE_SET_ATTR_MTIME |
+			    FUSE_SET_ATTR_ATIME_NOW | FUSE_SET_ATTR_MTIME_NOW | FUSE_SET_ATTR_CTIME;
+	E4Fs *fs = fs_of(req);
+	struct stat st;
+	if (ino == FUSE_ROOT_ID || !e4_attr_is_trigger(e4_ino_attr(ino)) || (to_set & ~allowed)) {
+		reply_erofs(req);
+		return;
+	}
+	int rc = stat_ino(fs, ino, &st);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_attr(req, &st, fs->timeout);
+}
+
+/* O_TRUNC must reach setattr (where a trigger ignores it), not truncate
+ * the kernel's idea of the size at open (atomic_o_trunc). */
+static void op_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	conn->want &= ~FUSE_CAP_ATOMIC_O_TRUNC;
 }
 
 static void op_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
@@ -446,6 +496,7 @@ static void op_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_
 }
 
 const struct fuse_lowlevel_ops e4_ops = {
+	.init = op_init,
 	.lookup = op_lookup,
 	.forget = op_forget,
 	.forget_multi = op_forget_multi,
