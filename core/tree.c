@@ -425,24 +425,34 @@ int e4_tree_watch(E4Tree *tree, int mount_fd)
 	return 0;
 }
 
-int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
+/* Opens a private fd of the directory dirfd (on the tree's filesystem),
+ * locks the tree, applies pending events and starts a scan. Returns the
+ * fd, or -errno with nothing locked. */
+static int scan_begin(E4Tree *tree, int dirfd, struct stat *st, Scan *scan)
 {
-	struct stat st;
-	int fd = reopen_dir(dirfd, &st);
+	int fd = reopen_dir(dirfd, st);
 	if (fd < 0)
 		return fd;
-	if (st.st_dev != tree->dev) {
+	if (st->st_dev != tree->dev) {
 		close(fd);
 		return -EXDEV;
 	}
-	gint64 start = g_get_monotonic_time();
-	*out = (E4TreeResult){0};
-	e4_top_init(&out->top, top_n);
-
 	g_mutex_lock(&tree->lock);
 	drain(tree);
+	scan_init(scan, tree);
+	return fd;
+}
+
+int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
+{
+	gint64 start = g_get_monotonic_time();
+	struct stat st;
 	Scan scan;
-	scan_init(&scan, tree);
+	int fd = scan_begin(tree, dirfd, &st, &scan);
+	if (fd < 0)
+		return fd;
+	*out = (E4TreeResult){0};
+	e4_top_init(&out->top, top_n);
 	scan_subtree(&scan, fd, &st);
 	scan_finish(&scan);
 	Aggregate ag = {
@@ -465,13 +475,10 @@ int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
 int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
 {
 	struct stat st;
-	int fd = reopen_dir(dirfd, &st);
+	Scan scan;
+	int fd = scan_begin(tree, dirfd, &st, &scan);
 	if (fd < 0)
 		return fd;
-	g_mutex_lock(&tree->lock);
-	drain(tree);
-	Scan scan;
-	scan_init(&scan, tree);
 	int rc;
 	DirRec *rec = refresh_dir(&scan, fd, &st, &rc);
 	scan_finish(&scan);
