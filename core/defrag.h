@@ -59,7 +59,7 @@ typedef struct {
 
 typedef struct {
 	uid_t uid;              /* the caller: root (0) or the file's owner may defragment */
-	uint64_t chunk_bytes;   /* moved per call, between cancellation checks (0: 16 MiB) */
+	uint64_t chunk_bytes;   /* moved per call, between cancellation checks (0: 4 MiB) */
 	double good_kib;        /* mean run length (KiB) from which a file is good
 	                         * enough and left alone; 0: only files with no more
 	                         * runs than their ideal are left alone */

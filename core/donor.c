@@ -1,6 +1,7 @@
 #include "donor.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -42,19 +43,51 @@ uint64_t e4_ranges_blocks(const E4Ranges *r)
 	return n;
 }
 
+/* The holes between ranges take at most as many blocks as the data. */
+static bool holes_small(const E4Ranges *r)
+{
+	if (r->n < 2)
+		return false;
+	uint64_t span = r->v[r->n - 1].start + r->v[r->n - 1].len - r->v[0].start;
+	return span - e4_ranges_blocks(r) <= e4_ranges_blocks(r);
+}
+
+/* One request for the whole span, then the holes punched out again: the
+ * allocator sees one large request, so the data ranges end up physically
+ * where their logical offsets say (one run across the holes). */
+static int allocate_span(int fd, const E4Ranges *r, uint32_t bs)
+{
+	off_t first = (off_t)(r->v[0].start * bs);
+	off_t end = (off_t)((r->v[r->n - 1].start + r->v[r->n - 1].len) * bs);
+	if (fallocate(fd, 0, first, end - first) < 0)
+		return -errno;
+	for (size_t i = 0; i + 1 < r->n; i++) {
+		off_t hole = (off_t)((r->v[i].start + r->v[i].len) * bs);
+		off_t next = (off_t)(r->v[i + 1].start * bs);
+		if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, hole, next - hole) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int allocate_ranges(int fd, const E4Ranges *r, uint32_t bs)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (fallocate(fd, 0, (off_t)(r->v[i].start * bs), (off_t)(r->v[i].len * bs)) < 0)
+			return -errno;
+	return 0;
+}
+
 int e4_donor_create(int dirfd, const E4Ranges *ranges, uint32_t block_size)
 {
 	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	for (size_t i = 0; i < ranges->n; i++) {
-		off_t off = (off_t)(ranges->v[i].start * block_size);
-		off_t len = (off_t)(ranges->v[i].len * block_size);
-		if (fallocate(fd, 0, off, len) < 0) {
-			int rc = -errno;
-			close(fd);
-			return rc;
-		}
+	int rc = holes_small(ranges) ? allocate_span(fd, ranges, block_size)
+				     : allocate_ranges(fd, ranges, block_size);
+	if (rc < 0) {
+		close(fd);
+		return rc;
 	}
 	return fd;
 }

@@ -4,7 +4,7 @@
 # writer fails with ECANCELED within 2 s, state: cancelled), SIGINT to the
 # writer (a shell with the default SIGINT action, and a process with a
 # handler, which gets EINTR): each ends within 2 s and the job stops. (On a
-# machine so loaded that a 16 MiB chunk takes longer, the bound is two
+# machine so loaded that a 4 MiB chunk takes longer, the bound is two
 # chunks at the rate seen.) While a
 # job runs: an overlapping job is refused with EBUSY, and score, ls and
 # extents still answer. Content stays intact throughout; a final job

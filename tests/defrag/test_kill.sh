@@ -51,7 +51,7 @@ for _ in $(seq 400); do
 	if [ "$(filefrag_count "$f")" -lt $((runs_before - 256)) ]; then
 		moved=1
 		# Progress is reported per moved chunk: give the first one time
-		# to end (a chunk is 16 MiB, well under a second here).
+		# to end (a chunk is 4 MiB, well under a second here).
 		for _ in $(seq 50); do
 			done_b=$(sed -n 's/^bytes_done: //p' "$MNT/d/big0/defrag")
 			[ "${done_b:-0}" -gt 0 ] && { progress=1; break; }
