@@ -49,6 +49,24 @@ double e4_defrag_percent(const E4DefragSummary *s)
 	return s->files_total ? 100.0 * (double)s->files_done / (double)s->files_total : 0;
 }
 
+void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
+{
+	dst->files_total += src->files_total;
+	dst->files_done += src->files_done;
+	dst->bytes_total += src->bytes_total;
+	dst->bytes_done += src->bytes_done;
+	for (int o = 0; o < E4_OUTCOME__COUNT; o++)
+		dst->outcomes[o] += src->outcomes[o];
+	for (int k = 0; k < E4_DSKIP__COUNT; k++)
+		dst->skips[k] += src->skips[k];
+	dst->runs_before += src->runs_before;
+	dst->runs_after += src->runs_after;
+	dst->bytes_moved += src->bytes_moved;
+	dst->seconds += src->seconds;
+	if (!dst->first_error)
+		dst->first_error = src->first_error;
+}
+
 void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res)
 {
 	s->files_done++;

@@ -39,5 +39,8 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
  * are no bytes to move. */
 double e4_defrag_percent(const E4DefragSummary *s);
 
+/* dst += src, every count (and seconds). */
+void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src);
+
 /* Counts one file's result into a summary. */
 void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res);

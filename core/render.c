@@ -228,3 +228,118 @@ char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, con
 		render_defrag_result(out, sum);
 	return g_string_free(out, FALSE);
 }
+
+/* e2freefrag's bucket bound: 2^(i-1) blocks in K, M, G... */
+static void append_size(GString *out, uint64_t kib)
+{
+	static const char units[] = "KMGTPE";
+	int u = 0;
+	while (kib >= 1024 && kib % 1024 == 0 && u < 5) {
+		kib /= 1024;
+		u++;
+	}
+	g_string_append_printf(out, "%" G_GUINT64_FORMAT "%c", kib, units[u]);
+}
+
+char *e4_render_freespace(const E4FreeSpace *fs)
+{
+	uint64_t kib = fs->block_size / 1024;
+	uint64_t avg = fs->extents ? fs->free_blocks / fs->extents * kib : 0;
+	GString *out = g_string_new(NULL);
+	g_string_append_printf(out, "block_size: %u\ntotal_free_blocks: %" G_GUINT64_FORMAT
+			       "\nfree_extents: %" G_GUINT64_FORMAT "\nmin_free_extent_kib: %" G_GUINT64_FORMAT
+			       "\nmax_free_extent_kib: %" G_GUINT64_FORMAT "\navg_free_extent_kib: %" G_GUINT64_FORMAT
+			       "\n# extent_size_range free_extents free_blocks percent\n",
+			       fs->block_size, fs->free_blocks, fs->extents, fs->min_blocks * kib,
+			       fs->max_blocks * kib, avg);
+	for (int i = 1; i < E4_FREE_BUCKETS; i++) {
+		if (!fs->bucket_extents[i])
+			continue;
+		append_size(out, (1ull << (i - 1)) * kib);
+		g_string_append_c(out, '-');
+		if (i == E4_FREE_BUCKETS - 1)
+			g_string_append(out, "max");
+		else
+			append_size(out, (1ull << i) * kib);
+		g_string_append_printf(out, " %" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " ",
+				       fs->bucket_extents[i], fs->bucket_blocks[i]);
+		append_real(out, fs->free_blocks ? (double)fs->bucket_blocks[i] * 100.0 / (double)fs->free_blocks : 0, 2);
+		g_string_append_c(out, '\n');
+	}
+	return g_string_free(out, FALSE);
+}
+
+/* A Prometheus label value: the one-line name token, with '\\' and '"'
+ * escaped as the exposition format wants. */
+static void append_label(GString *out, const char *value)
+{
+	g_autoptr(GString) text = g_string_new(NULL);
+	e4_escape_text(text, value);
+	for (const char *p = text->str; *p; p++) {
+		if (*p == '\\' || *p == '"')
+			g_string_append_c(out, '\\');
+		g_string_append_c(out, *p);
+	}
+}
+
+static void metric_head(GString *out, const char *name, const char *type, const char *help)
+{
+	g_string_append_printf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+typedef double (*SummaryFigure)(const E4Summary *s);
+
+static double fig_score(const E4Summary *s) { return e4_summary_score(s); }
+static double fig_files(const E4Summary *s) { return (double)s->files; }
+static double fig_runs(const E4Summary *s) { return (double)s->runs; }
+static double fig_layout(const E4Summary *s) { return e4_summary_layout_score(s); }
+static double fig_fragmented(const E4Summary *s) { return (double)s->fragmented; }
+
+static void metric_per_dir(GString *out, const E4Metrics *m, const char *name, const char *help,
+			   SummaryFigure fig)
+{
+	metric_head(out, name, "gauge", help);
+	for (size_t i = 0; i < m->ndirs; i++) {
+		g_string_append_printf(out, "%s{source=\"", name);
+		append_label(out, m->source);
+		g_string_append(out, "\",dir=\"");
+		append_label(out, m->dirs[i].dir);
+		g_string_append(out, "\"} ");
+		append_real(out, fig(&m->dirs[i].sum), fig == fig_layout ? 4 : 0);
+		g_string_append_c(out, '\n');
+	}
+}
+
+static void metric_counter(GString *out, const char *name, const char *help, uint64_t v)
+{
+	metric_head(out, name, "counter", help);
+	g_string_append_printf(out, "%s %" G_GUINT64_FORMAT "\n", name, v);
+}
+
+char *e4_render_metrics(const E4Metrics *m)
+{
+	GString *out = g_string_new(NULL);
+	metric_per_dir(out, m, "e4infofs_score", "e4defrag -c compatible score, 0-100.", fig_score);
+	metric_per_dir(out, m, "e4infofs_files", "Regular files.", fig_files);
+	metric_per_dir(out, m, "e4infofs_runs", "Physical runs (filefrag's extents).", fig_runs);
+	metric_per_dir(out, m, "e4infofs_layout_score", "Layout score, 1 is contiguous.", fig_layout);
+	metric_per_dir(out, m, "e4infofs_fragmented_files", "Files with more runs than their ideal.",
+		       fig_fragmented);
+	metric_counter(out, "e4infofs_scans_total", "Subtree and directory scans served.", m->tree.scans);
+	metric_counter(out, "e4infofs_inspections_total", "Files opened and mapped with FIEMAP.",
+		       m->tree.inspections);
+	metric_counter(out, "e4infofs_revalidations_total", "Cached files re-checked with a stat.",
+		       m->tree.revalidations);
+	metric_counter(out, "e4infofs_defrag_jobs_total", "Defragmentation jobs finished.", m->jobs);
+	metric_head(out, "e4infofs_defrag_files_total", "counter", "Files of finished jobs per outcome.");
+	for (int o = 0; o < E4_OUTCOME__COUNT; o++)
+		g_string_append_printf(out, "e4infofs_defrag_files_total{outcome=\"%s\"} %" G_GUINT64_FORMAT "\n",
+				       e4_outcome_name((E4Outcome)o), m->defrag.outcomes[o]);
+	metric_counter(out, "e4infofs_defrag_bytes_moved_total", "Bytes moved by defragmentation.",
+		       m->defrag.bytes_moved);
+	metric_head(out, "e4infofs_defrag_seconds_total", "counter", "Seconds spent in defragmentation jobs.");
+	g_string_append(out, "e4infofs_defrag_seconds_total ");
+	append_real(out, m->defrag.seconds, 3);
+	g_string_append_c(out, '\n');
+	return g_string_free(out, FALSE);
+}

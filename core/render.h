@@ -43,3 +43,27 @@ void e4_render_dir_extents_add(GString *out, const E4TreeFile *file);
  * seconds, first error). */
 char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, const char *current,
 			      bool running);
+
+#include "freespace.h"
+
+/* The `freespace` file: e2freefrag's figures as `key: value` lines
+ * (sizes in KiB, rounded as e2freefrag does), then its histogram. */
+char *e4_render_freespace(const E4FreeSpace *fs);
+
+/* One labelled set of figures in `metrics`. */
+typedef struct {
+	const char *dir;        /* "." for the whole mount, else a top-level name */
+	E4Summary sum;
+} E4MetricsDir;
+
+typedef struct {
+	const char *source;
+	const E4MetricsDir *dirs;
+	size_t ndirs;
+	E4TreeCounters tree;
+	uint64_t jobs;          /* defrag jobs finished */
+	E4DefragSummary defrag; /* their files per outcome, bytes moved, seconds */
+} E4Metrics;
+
+/* The `metrics` file: Prometheus text exposition format. */
+char *e4_render_metrics(const E4Metrics *m);

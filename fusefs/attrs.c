@@ -9,6 +9,7 @@
 
 #include "inspect.h"
 #include "jobs.h"
+#include "walk.h"
 #include "render.h"
 
 enum { ON_DIR = 1, ON_FILE = 2, ON_ROOT = 4 };
@@ -25,6 +26,7 @@ static const struct {
 	[ATTR_METRICS] = { "metrics", ON_ROOT },
 	[ATTR_DEFRAG] = { "defrag", ON_DIR | ON_FILE },
 	[ATTR_JOBS] = { "jobs", ON_ROOT },
+	[ATTR_FREESPACE] = { "freespace", ON_ROOT },
 };
 
 const char *const e4_reserved_names[] = {
@@ -142,29 +144,60 @@ static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
 	return 0;
 }
 
+/* The summary of the directory open as dirfd, or an empty one. */
+static E4Summary summary_of(E4Fs *fs, int dirfd)
+{
+	E4TreeResult res;
+	E4Summary sum = {0};
+	if (e4_tree_scan(fs->tree, dirfd, 0, &res) == 0) {
+		sum = res.sum;
+		e4_tree_result_clear(&res);
+	}
+	return sum;
+}
+
 static char *render_metrics(E4Fs *fs)
 {
-	E4TreeCounters c;
-	e4_tree_counters(fs->tree, &c);
-	const struct {
-		const char *name, *help;
-		uint64_t value;
-	} counters[] = {
-		{ "e4infofs_scans_total", "Subtree and directory scans served.", c.scans },
-		{ "e4infofs_inspections_total", "Files opened and mapped with FIEMAP.", c.inspections },
-		{ "e4infofs_revalidations_total", "Cached files re-checked with a stat.", c.revalidations },
-	};
-	GString *out = g_string_new(NULL);
-	for (size_t i = 0; i < G_N_ELEMENTS(counters); i++)
-		g_string_append_printf(out, "# HELP %s %s\n# TYPE %s counter\n%s %" G_GUINT64_FORMAT "\n",
-				       counters[i].name, counters[i].help, counters[i].name,
-				       counters[i].name, counters[i].value);
-	return g_string_free(out, FALSE);
+	struct stat st;
+	E4DirList list = {0};
+	if (fstat(fs->root_fd, &st) == 0)
+		e4_dir_list(fs->root_fd, &st, fs->info->dev, &list);
+	g_autofree E4MetricsDir *dirs = g_new0(E4MetricsDir, list.n + 1);
+	size_t n = 0;
+	dirs[n++] = (E4MetricsDir){ ".", summary_of(fs, fs->root_fd) };
+	for (size_t i = 0; i < list.n; i++) {
+		int fd = list.v[i].kind == E4_ENTRY_DIR ? e4_open_subdir(fs->root_fd, list.v[i].name,
+									 fs->info->dev, &st) : -1;
+		if (fd < 0)
+			continue;
+		dirs[n++] = (E4MetricsDir){ list.v[i].name, summary_of(fs, fd) };
+		close(fd);
+	}
+	E4Metrics m = { .source = fs->info->source_dir, .dirs = dirs, .ndirs = n };
+	e4_tree_counters(fs->tree, &m.tree);
+	e4fs_jobs_totals(fs, &m.jobs, &m.defrag);
+	char *text = e4_render_metrics(&m);
+	e4_dir_list_clear(&list);
+	return text;
+}
+
+static int render_freespace(E4Fs *fs, char **out)
+{
+	E4FreeSpace free;
+	int rc = e4_freespace_read(fs->root_fd, fs->info->geom.block_size, &free);
+	if (rc == 0)
+		*out = e4_render_freespace(&free);
+	return rc;
 }
 
 int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len)
 {
 	*out = NULL;
+	if (id == ATTR_FREESPACE) {
+		int rc = render_freespace(fs, out);
+		*len = *out ? strlen(*out) : 0;
+		return rc;
+	}
 	if (id == ATTR_METRICS || id == ATTR_DEFRAG || id == ATTR_JOBS) {
 		*out = id == ATTR_METRICS ? render_metrics(fs)
 		       : id == ATTR_JOBS  ? e4fs_jobs_list(fs)

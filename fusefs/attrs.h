@@ -15,6 +15,7 @@ typedef enum {
 	ATTR_METRICS,
 	ATTR_DEFRAG,
 	ATTR_JOBS,
+	ATTR_FREESPACE,
 	ATTR__COUNT
 } AttrId;
 

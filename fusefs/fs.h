@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "defrag.h"
+#include "defragtree.h"
 #include "fsinfo.h"
 #include "handle.h"
 #include "tree.h"
@@ -40,6 +41,8 @@ typedef struct {
 	GMutex jobs_lock;    /* guards jobs and results */
 	GPtrArray *jobs;     /* running Job */
 	GHashTable *results; /* real ino -> last result text */
+	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
+	E4DefragSummary jobs_totals;
 } E4Fs;
 
 extern const struct fuse_lowlevel_ops e4_ops;

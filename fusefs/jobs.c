@@ -197,6 +197,8 @@ static void store_result(E4Fs *fs, Job *job, int rc)
 	g_mutex_lock(&fs->jobs_lock);
 	g_ptr_array_remove(fs->jobs, job);
 	g_hash_table_replace(fs->results, g_memdup2(&job->root_ino, sizeof(job->root_ino)), text);
+	fs->jobs_done++;
+	e4_defrag_summary_merge(&fs->jobs_totals, &job->sum);
 	g_mutex_unlock(&fs->jobs_lock);
 	const E4DefragSummary *s = &job->sum;
 	fuse_log(FUSE_LOG_INFO,
@@ -276,6 +278,14 @@ void e4fs_jobs_cancel_all(E4Fs *fs)
 	g_mutex_lock(&fs->jobs_lock);
 	for (guint i = 0; i < fs->jobs->len; i++)
 		g_atomic_int_set(&((Job *)g_ptr_array_index(fs->jobs, i))->cancel, 1);
+	g_mutex_unlock(&fs->jobs_lock);
+}
+
+void e4fs_jobs_totals(E4Fs *fs, uint64_t *jobs, E4DefragSummary *totals)
+{
+	g_mutex_lock(&fs->jobs_lock);
+	*jobs = fs->jobs_done;
+	*totals = fs->jobs_totals;
 	g_mutex_unlock(&fs->jobs_lock);
 }
 

@@ -15,6 +15,9 @@ int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid);
 /* Cancels the job running on node, if any. */
 void e4fs_job_cancel(E4Fs *fs, Node *node);
 
+/* Finished jobs and the sum of their summaries. */
+void e4fs_jobs_totals(E4Fs *fs, uint64_t *jobs, E4DefragSummary *totals);
+
 /* Cancels every running job. */
 void e4fs_jobs_cancel_all(E4Fs *fs);
 

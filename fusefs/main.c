@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <stdarg.h>
+#include <syslog.h>
 
 #include "fs.h"
 #include "jobs.h"
@@ -36,6 +38,15 @@ static const struct fuse_opt option_spec[] = {
 	OPT("worst_first=%u", worst_first),
 	OPT("watch=%u", watch),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
+	/* fstab options that mean nothing to a FUSE mount (mount.fuse3 may pass them). */
+	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("_netdev", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("auto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("noauto", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("user", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("nouser", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("users", FUSE_OPT_KEY_DISCARD),
+	FUSE_OPT_KEY("defaults", FUSE_OPT_KEY_DISCARD),
 	FUSE_OPT_END
 };
 
@@ -151,6 +162,12 @@ out_session:
 	return rc ? 1 : 0;
 }
 
+/* Daemonized, stderr is gone: log to syslog (the journal). */
+static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	vsyslog((int)level, fmt, ap);
+}
+
 /* Mounts and serves; returns the exit status. */
 static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
@@ -181,6 +198,10 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 			strerror(-err));
 	fs.defrag = e4_defrag_new(fs.info);
 	e4fs_jobs_init(&fs);
+	if (!cmd->foreground) {
+		openlog("e4infofs", LOG_PID, LOG_DAEMON);
+		fuse_set_log_func(log_to_syslog);
+	}
 	rc = serve(&fs, args, cmd);
 	e4fs_jobs_free(&fs);
 	e4_defrag_free(fs.defrag);

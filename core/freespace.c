@@ -1,0 +1,59 @@
+#include "freespace.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/fsmap.h>
+
+#define BATCH 1024
+
+void e4_freespace_add(E4FreeSpace *fs, uint64_t blocks)
+{
+	if (blocks == 0)
+		return;
+	/* e2freefrag's bucket: floor(log2(blocks)) + 1, capped. */
+	int idx = 64 - __builtin_clzll(blocks);
+	if (idx >= E4_FREE_BUCKETS)
+		idx = E4_FREE_BUCKETS - 1;
+	fs->bucket_extents[idx]++;
+	fs->bucket_blocks[idx] += blocks;
+	if (fs->extents == 0 || blocks < fs->min_blocks)
+		fs->min_blocks = blocks;
+	if (blocks > fs->max_blocks)
+		fs->max_blocks = blocks;
+	fs->extents++;
+	fs->free_blocks += blocks;
+}
+
+int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out)
+{
+	*out = (E4FreeSpace){ .block_size = block_size };
+	struct fsmap_head *head = calloc(1, fsmap_sizeof(BATCH));
+	if (!head)
+		return -ENOMEM;
+	head->fmh_count = BATCH;
+	head->fmh_keys[1] = (struct fsmap){
+		.fmr_device = UINT32_MAX, .fmr_flags = UINT32_MAX, .fmr_physical = UINT64_MAX,
+		.fmr_owner = UINT64_MAX, .fmr_offset = UINT64_MAX,
+	};
+	int rc = 0;
+	for (;;) {
+		if (ioctl(fd, FS_IOC_GETFSMAP, head) < 0) {
+			rc = -errno;
+			break;
+		}
+		if (head->fmh_entries == 0)
+			break;
+		for (unsigned i = 0; i < head->fmh_entries; i++) {
+			const struct fsmap *r = &head->fmh_recs[i];
+			if ((r->fmr_flags & FMR_OF_SPECIAL_OWNER) && r->fmr_owner == FMR_OWN_FREE)
+				e4_freespace_add(out, r->fmr_length / block_size);
+		}
+		if (head->fmh_recs[head->fmh_entries - 1].fmr_flags & FMR_OF_LAST)
+			break;
+		fsmap_advance(head);
+	}
+	free(head);
+	return rc;
+}

@@ -1,0 +1,26 @@
+/* Free-space fragmentation of a mounted filesystem, from FS_IOC_GETFSMAP,
+ * in e2freefrag's figures. */
+#pragma once
+
+#include <stdint.h>
+
+/* e2freefrag's histogram: bucket i holds free extents of [2^(i-1), 2^i)
+ * blocks (bucket 0: none), the last one everything larger. */
+#define E4_FREE_BUCKETS 32
+
+typedef struct {
+	uint32_t block_size;             /* bytes */
+	uint64_t free_blocks;
+	uint64_t extents;                /* free extents as GETFSMAP reports them */
+	uint64_t min_blocks, max_blocks; /* 0 without free space */
+	uint64_t bucket_extents[E4_FREE_BUCKETS];
+	uint64_t bucket_blocks[E4_FREE_BUCKETS];
+} E4FreeSpace;
+
+/* Maps the free space of the filesystem of fd (any fd on it; needs
+ * CAP_SYS_ADMIN). block_size in bytes. Returns 0 or -errno (EOPNOTSUPP
+ * where the filesystem has no GETFSMAP, EPERM when not root). */
+int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out);
+
+/* Adds one free extent of `blocks` blocks. */
+void e4_freespace_add(E4FreeSpace *fs, uint64_t blocks);
