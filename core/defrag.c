@@ -23,7 +23,7 @@
 struct E4Defrag {
 	E4Geometry geom;
 	dev_t dev;
-	bool read_only, data_journal, dax;
+	bool read_only, data_journal, data_writeback, dax;
 	GMutex lock;
 	GHashTable *busy;   /* inodes being moved now */
 };
@@ -63,6 +63,7 @@ E4Defrag *e4_defrag_new(const E4FsInfo *fs)
 	d->dev = fs->dev;
 	d->read_only = fs->read_only;
 	d->data_journal = fs->data_journal;
+	d->data_writeback = fs->data_writeback;
 	d->dax = fs->dax;
 	g_mutex_init(&d->lock);
 	d->busy = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -233,6 +234,32 @@ typedef struct {
 	E4FileDefrag *out;
 } Move;
 
+/* Sets the outcome for a move that failed with rc. */
+static void move_failed(Move *m, int rc)
+{
+	struct stat st;
+	if (rc == -ENOSPC)
+		set_skip(m->out, E4_DSKIP_NO_SPACE);
+	else if (rc == -ETXTBSY && fstat(m->rw, &st) == 0)
+		set_skip(m->out, busy_text_reason(&st)); /* a swap file or program now */
+	else
+		set_failed(m->out, -rc);
+}
+
+/* Moves one chunk (bytes [off, off + len)). Returns 0 or -errno. */
+static int move_chunk(Move *m, uint64_t start, uint64_t blocks)
+{
+	uint32_t bs = m->d->geom.block_size;
+	uint64_t moved = 0;
+	e4_cache_prepare(m->rw, &m->cache, start * bs, blocks * bs);
+	int rc = e4_move_range(m->rw, m->donor, start, blocks, &moved);
+	m->out->bytes_moved += moved * bs;
+	/* Start writing the moved pages back now; they are dropped (waiting
+	 * for that) after the next chunk moved, so reads and writes overlap. */
+	e4_cache_writeback(m->rw, start * bs, blocks * bs);
+	return rc;
+}
+
 /* Moves every range in chunks. Sets the outcome on error or cancel. */
 static void move_all(Move *m)
 {
@@ -240,36 +267,29 @@ static void move_all(Move *m)
 	uint64_t chunk = (m->opts->chunk_bytes ? m->opts->chunk_bytes : DEFAULT_CHUNK) / bs;
 	if (chunk == 0)
 		chunk = 1;
-	for (size_t i = 0; i < m->ranges.n; i++) {
+	uint64_t prev_start = 0, prev_len = 0; /* the chunk whose pages are not restored yet */
+	int rc = 0;
+	for (size_t i = 0; rc == 0 && i < m->ranges.n; i++) {
 		const E4Range *r = &m->ranges.v[i];
-		for (uint64_t off = 0; off < r->len; off += chunk) {
+		for (uint64_t off = 0; rc == 0 && off < r->len; off += chunk) {
 			if (m->opts->cancelled && m->opts->cancelled(m->opts->user)) {
 				m->out->outcome = E4_OUTCOME_CANCELLED;
-				return;
+				break;
 			}
-			uint64_t len = r->len - off < chunk ? r->len - off : chunk, moved = 0;
-			e4_cache_prepare(m->rw, &m->cache, (r->start + off) * bs, len * bs);
-			int rc = e4_move_range(m->rw, m->donor, r->start + off, len, &moved);
-			m->out->bytes_moved += moved * bs;
-			e4_cache_restore(m->rw, &m->cache, (r->start + off) * bs, len * bs);
-			if (rc == -ENOSPC) {
-				set_skip(m->out, E4_DSKIP_NO_SPACE);
-				return;
-			}
-			struct stat st;
-			if (rc == -ETXTBSY && fstat(m->rw, &st) == 0) {
-				/* Became (or was, unseen at open) a swap file or program. */
-				set_skip(m->out, busy_text_reason(&st));
-				return;
-			}
-			if (rc < 0) {
-				set_failed(m->out, -rc);
-				return;
-			}
-			if (m->opts->progress)
+			uint64_t len = r->len - off < chunk ? r->len - off : chunk;
+			rc = move_chunk(m, r->start + off, len);
+			e4_cache_restore(m->rw, &m->cache, prev_start * bs, prev_len * bs);
+			prev_start = r->start + off;
+			prev_len = len;
+			if (rc == 0 && m->opts->progress)
 				m->opts->progress(m->out->bytes_moved, m->opts->user);
 		}
+		if (m->out->outcome == E4_OUTCOME_CANCELLED)
+			break;
 	}
+	e4_cache_restore(m->rw, &m->cache, prev_start * bs, prev_len * bs);
+	if (rc < 0)
+		move_failed(m, rc);
 }
 
 /* With the file open read-write and claimed: compare a donor, move. */
@@ -314,7 +334,10 @@ static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts
 	e4_cache_snapshot(rw, out->size, &m.cache);
 	out->outcome = E4_OUTCOME_IMPROVED;
 	move_all(&m);
-	fdatasync(rw);
+	/* With data=ordered the journal writes moved data before committing
+	 * the swap; with data=writeback nothing orders them: sync. */
+	if (d->data_writeback)
+		fdatasync(rw);
 	runs = runs_of(rw, &d->geom, &map, &fig);
 	if (runs >= 0)
 		out->runs_after = (uint32_t)runs;

@@ -68,6 +68,7 @@ static int fill_from_mount(E4FsInfo *fs, struct libmnt_table *tb)
 	if (!fs->mountpoint || !fs->device || !fs->options)
 		return -ENOMEM;
 	fs->data_journal = has_option(opts, "data", "journal");
+	fs->data_writeback = has_option(opts, "data", "writeback");
 	fs->dax = has_option(opts, "dax", NULL) || has_option(opts, "dax", "always");
 	return 0;
 }

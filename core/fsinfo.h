@@ -16,6 +16,7 @@ typedef struct {
 	dev_t dev;           /* st_dev of every object on the fs */
 	bool read_only;
 	bool data_journal;   /* data=journal: online defrag is impossible */
+	bool data_writeback; /* data=writeback: moved data is not ordered before the swap */
 	bool dax;
 	E4Geometry geom;     /* block_size always valid */
 	int geom_error;      /* 0 when geom came from the superblock, else the

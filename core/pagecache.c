@@ -91,6 +91,12 @@ void e4_cache_restore(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint
 	for_runs(fd, snap, offset, len, true, rewarm);
 }
 
+void e4_cache_writeback(int fd, uint64_t offset, uint64_t len)
+{
+	if (len)
+		sync_file_range(fd, (off_t)offset, (off_t)len, SYNC_FILE_RANGE_WRITE);
+}
+
 void e4_cache_snapshot_clear(E4CacheSnapshot *snap)
 {
 	free(snap->resident);

@@ -27,4 +27,8 @@ void e4_cache_prepare(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint
  * was found. */
 void e4_cache_restore(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len);
 
+/* Starts writing back the dirty pages of [offset, offset + len) without
+ * waiting, so that a later restore finds them written. */
+void e4_cache_writeback(int fd, uint64_t offset, uint64_t len);
+
 void e4_cache_snapshot_clear(E4CacheSnapshot *snap);
