@@ -133,7 +133,24 @@ static int make_root(E4Fs *fs)
 	return fs->root ? 0 : -errno;
 }
 
-static int serve(E4Fs *fs, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
+/* Daemonized, stderr is gone: log to syslog (the journal). */
+static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
+{
+	vsyslog((int)level, fmt, ap);
+}
+
+/* Threads do not survive fuse_daemonize's fork: everything that runs
+ * threads (scan pool, fanotify drainer) starts after it. */
+static void start_workers(E4Fs *fs, const Options *opts)
+{
+	fs->tree = e4_tree_new(&fs->info->geom, fs->info->dev, opts->scan_threads ? opts->scan_threads : 1);
+	int err;
+	if (opts->watch && (err = e4_tree_watch(fs->tree, fs->root_fd)) < 0)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: cannot watch for changes (%s): checking every file at each read\n",
+			 strerror(-err));
+}
+
+static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
 	struct fuse_session *se = fuse_session_new(args, &e4_ops, sizeof(e4_ops), fs);
 	if (!se)
@@ -145,6 +162,12 @@ static int serve(E4Fs *fs, struct fuse_args *args, struct fuse_cmdline_opts *cmd
 	if (fuse_session_mount(se, cmd->mountpoint) != 0)
 		goto out_signals;
 	fuse_daemonize(cmd->foreground);
+	/* Errors before this point (bad options, mount failures) go to stderr. */
+	if (!cmd->foreground) {
+		openlog("e4infofs", LOG_PID, LOG_DAEMON);
+		fuse_set_log_func(log_to_syslog);
+	}
+	start_workers(fs, opts);
 	if (cmd->singlethread) {
 		rc = fuse_session_loop(se);
 	} else {
@@ -160,12 +183,6 @@ out_signals:
 out_session:
 	fuse_session_destroy(se);
 	return rc ? 1 : 0;
-}
-
-/* Daemonized, stderr is gone: log to syslog (the journal). */
-static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
-{
-	vsyslog((int)level, fmt, ap);
 }
 
 /* Mounts and serves; returns the exit status. */
@@ -192,17 +209,9 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 		fprintf(stderr, "e4infofs: %s: %s\n", fs.info->source_dir, strerror(-err));
 		goto out;
 	}
-	fs.tree = e4_tree_new(&fs.info->geom, fs.info->dev, opts->scan_threads ? opts->scan_threads : 1);
-	if (opts->watch && (err = e4_tree_watch(fs.tree, fs.root_fd)) < 0)
-		fprintf(stderr, "e4infofs: cannot watch for changes (%s): checking every file at each read\n",
-			strerror(-err));
 	fs.defrag = e4_defrag_new(fs.info);
 	e4fs_jobs_init(&fs);
-	if (!cmd->foreground) {
-		openlog("e4infofs", LOG_PID, LOG_DAEMON);
-		fuse_set_log_func(log_to_syslog);
-	}
-	rc = serve(&fs, args, cmd);
+	rc = serve(&fs, opts, args, cmd);
 	e4fs_jobs_free(&fs);
 	e4_defrag_free(fs.defrag);
 	e4_tree_free(fs.tree);

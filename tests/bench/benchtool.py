@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""benchtool.py - measuring helpers of tests/bench/run.sh (python3 stdlib).
+
+    benchtool.py layout ROOT
+        JSON figures of the regular files under ROOT from FIEMAP: files,
+        runs (the sum of filefrag's "N extents found"), fiemap_records,
+        blocks, layout_score (Smith & Seltzer), fragmented_files (runs >
+        ceil(blocks / 32768)) and their bytes.
+
+    benchtool.py odcopy ROOT SCRATCH
+        The physical limit of a defragmenter: copies the bytes of every
+        fragmented file under ROOT (runs > ideal, the files a defragmenter
+        has to move) to fresh files in SCRATCH (a new directory on the same
+        filesystem): each destination is preallocated with posix_fallocate
+        to the file's size, then the data is read with O_DIRECT and written
+        with O_DIRECT in 4 MiB requests, and the filesystem is synced at the
+        end. The file selection is made first; then the page cache is
+        dropped and only the copy and the final sync are timed. JSON:
+        seconds, files, bytes.
+
+    benchtool.py verify-same ROOT1 ROOT2
+        Exit 0 if both trees hold the same relative paths with the same
+        sizes and the same content (sha256), else 1 with a message.
+"""
+
+import hashlib
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fiemap  # noqa: E402
+
+CHUNK = 4 * 1024 * 1024
+
+
+def drop_caches():
+    os.sync()
+    with open("/proc/sys/vm/drop_caches", "w") as f:
+        f.write("3\n")
+
+
+def cmd_layout(root):
+    print(json.dumps(fiemap.tree_layout(root)))
+    return 0
+
+
+def cmd_odcopy(root, scratch):
+    bs = os.statvfs(root).f_bsize
+    todo = []
+    for path, _st in fiemap.walk_files(root):
+        size, blocks, r, _n = fiemap.file_figures(path, bs)
+        if r > -(-blocks // 32768):
+            todo.append((path, size))
+    if os.stat(os.path.dirname(os.path.abspath(scratch))).st_dev != os.stat(root).st_dev:
+        print("odcopy: SCRATCH must be on ROOT's filesystem", file=sys.stderr)
+        return 2
+    drop_caches()
+    buf = fiemap.aligned_buffer(CHUNK)
+    mv = memoryview(buf)
+    total = 0
+    t0 = time.monotonic()
+    os.mkdir(scratch)
+    for k, (path, size) in enumerate(todo):
+        fi = os.open(path, os.O_RDONLY | os.O_DIRECT | os.O_NOATIME)
+        fo = os.open(os.path.join(scratch, f"{k:07d}"),
+                     os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_DIRECT, 0o600)
+        try:
+            alloc = -(-size // bs) * bs
+            if alloc:
+                os.posix_fallocate(fo, 0, alloc)
+            off = 0
+            while off < size:
+                n = os.preadv(fi, [mv], off)
+                if n <= 0:
+                    break
+                w = -(-n // bs) * bs
+                if os.pwritev(fo, [mv[:w]], off) != w:
+                    raise OSError(f"short O_DIRECT write copying {path}")
+                off += n
+            if alloc != size:
+                os.ftruncate(fo, size)
+            total += off
+        finally:
+            os.close(fi)
+            os.close(fo)
+    os.sync()
+    secs = time.monotonic() - t0
+    mv.release()
+    buf.close()
+    print(json.dumps({"seconds": round(secs, 4), "files": len(todo), "bytes": total}))
+    return 0
+
+
+def _digest(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(CHUNK)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def cmd_verify_same(r1, r2):
+    def listing(root):
+        out = {}
+        for path, st in fiemap.walk_files(root):
+            out[os.path.relpath(path, root)] = st.st_size
+        return out
+    a, b = listing(r1), listing(r2)
+    if a.keys() != b.keys():
+        diff = sorted(set(a) ^ set(b))[:5]
+        print(f"verify-same: file lists differ: {diff}", file=sys.stderr)
+        return 1
+    for rel in sorted(a):
+        if a[rel] != b[rel]:
+            print(f"verify-same: size of {rel} differs: {a[rel]} != {b[rel]}", file=sys.stderr)
+            return 1
+        if _digest(os.path.join(r1, rel)) != _digest(os.path.join(r2, rel)):
+            print(f"verify-same: content of {rel} differs", file=sys.stderr)
+            return 1
+    print(json.dumps({"files": len(a), "same": True}))
+    return 0
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "layout":
+        return cmd_layout(argv[2])
+    if len(argv) == 4 and argv[1] == "odcopy":
+        return cmd_odcopy(argv[2], argv[3])
+    if len(argv) == 4 and argv[1] == "verify-same":
+        return cmd_verify_same(argv[2], argv[3])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

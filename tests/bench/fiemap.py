@@ -1,0 +1,157 @@
+"""FIEMAP helpers of the benchmarks (python3 stdlib only).
+
+    records(fd)        [(logical, physical, length, flags)] in bytes, every
+                       FIEMAP record of an open file (FIEMAP_FLAG_SYNC)
+    runs(recs)         physical runs, counted as filefrag counts "N extents
+                       found": a record continues the run when it starts
+                       where the previous one ended physically (also across a
+                       hole, where the physical gap equals the logical one)
+    walk_files(root)   regular files under root (same filesystem, no symlink
+                       followed, root's lost+found skipped), each inode once,
+                       in readdir order (like find)
+"""
+
+import fcntl
+import os
+import stat
+import struct
+
+FS_IOC_FIEMAP = 0xC020660B
+FIEMAP_FLAG_SYNC = 0x1
+FIEMAP_EXTENT_LAST = 0x1
+_HDR = struct.Struct("=QQIIII")          # struct fiemap (32 bytes)
+_EXT = struct.Struct("=QQQQQIIII")       # struct fiemap_extent (56 bytes)
+_BATCH = 512
+
+
+def records(fd):
+    out = []
+    start = 0
+    while True:
+        buf = bytearray(_HDR.size + _EXT.size * _BATCH)
+        _HDR.pack_into(buf, 0, start, 0xFFFFFFFFFFFFFFFF - start,
+                       FIEMAP_FLAG_SYNC, 0, _BATCH, 0)
+        fcntl.ioctl(fd, FS_IOC_FIEMAP, buf, True)
+        mapped = _HDR.unpack_from(buf, 0)[3]
+        if mapped == 0:
+            return out
+        last = False
+        for i in range(mapped):
+            lo, ph, ln, _r1, _r2, fl, _a, _b, _c = _EXT.unpack_from(
+                buf, _HDR.size + i * _EXT.size)
+            out.append((lo, ph, ln, fl))
+            if fl & FIEMAP_EXTENT_LAST:
+                last = True
+        if last:
+            return out
+        lo, ph, ln, fl = out[-1]
+        start = lo + ln
+
+
+def runs(recs):
+    n = 0
+    prev = None
+    for lo, ph, ln, _fl in recs:
+        if prev is None:
+            n = 1
+        else:
+            plo, pph, pln = prev
+            dense = pph + pln
+            sparse = pph + (lo - plo)
+            if ph != dense and ph != sparse:
+                n += 1
+        prev = (lo, ph, ln)
+    return n
+
+
+def walk_files(root):
+    """Yields (path, stat) of every regular file under root, each inode
+    once, not crossing filesystems, skipping root/lost+found."""
+    root_st = os.lstat(root)
+    dev = root_st.st_dev
+    seen = set()
+    stack = [root]
+    while stack:
+        d = stack.pop()
+        try:
+            it = os.scandir(d)
+        except OSError:
+            continue
+        subdirs = []
+        with it:
+            for e in it:
+                if d == root and e.name == "lost+found":
+                    continue
+                try:
+                    st = e.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if st.st_dev != dev:
+                    continue
+                if stat.S_ISDIR(st.st_mode):
+                    subdirs.append(e.path)
+                elif stat.S_ISREG(st.st_mode):
+                    if st.st_nlink > 1:
+                        if st.st_ino in seen:
+                            continue
+                        seen.add(st.st_ino)
+                    yield e.path, st
+        stack.extend(reversed(subdirs))
+
+
+def file_figures(path, block_size):
+    """(size, blocks, runs, records) of one file."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NOATIME)
+    try:
+        recs = records(fd)
+        size = os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+    blocks = sum(r[2] for r in recs) // block_size
+    return size, blocks, runs(recs), len(recs)
+
+
+def tree_layout(root):
+    """Figures of a tree: files, runs (sum of filefrag counts), fiemap
+    records, blocks, layout score (Smith & Seltzer: 1 - sum(runs-1) /
+    sum(blocks-1) over files of >= 2 blocks), fragmented files (runs > ideal
+    = ceil(blocks / 32768))."""
+    bs = os.statvfs(root).f_bsize
+    files = 0
+    tot_runs = 0
+    tot_recs = 0
+    tot_blocks = 0
+    num = 0
+    den = 0
+    fragmented = 0
+    size_fragmented = 0
+    for path, _st in walk_files(root):
+        files += 1
+        size, blocks, r, nrec = file_figures(path, bs)
+        tot_runs += r
+        tot_recs += nrec
+        tot_blocks += blocks
+        if blocks >= 2:
+            num += r - 1
+            den += blocks - 1
+        ideal = -(-blocks // 32768)
+        if r > ideal:
+            fragmented += 1
+            size_fragmented += size
+    return {
+        "files": files,
+        "runs": tot_runs,
+        "fiemap_records": tot_recs,
+        "blocks": tot_blocks,
+        "block_size": bs,
+        "layout_score": (1.0 - num / den) if den else 1.0,
+        "fragmented_files": fragmented,
+        "fragmented_bytes": size_fragmented,
+    }
+
+
+def aligned_buffer(size):
+    """A page-aligned writable buffer (for O_DIRECT)."""
+    import mmap
+    return mmap.mmap(-1, size)
+

@@ -1,0 +1,416 @@
+#!/usr/bin/env python3
+"""report.py RESULTS.jsonl META.json - the markdown report of run.sh.
+
+RESULTS has one JSON object per line: {"c": corpus, "v": variant, "m":
+metric, "r": run, "x": number}, {"m": "error", "s": message} or {"m": key,
+"j": document}. Every figure shown is the median over the runs; targets are
+checked on medians. Prints markdown on stdout.
+"""
+
+import json
+import statistics
+import sys
+from collections import defaultdict
+
+CORPUS_NAME = {
+    "a": "a: 100k small files",
+    "b": "b: mixed sizes",
+    "c": "c: large files",
+}
+
+
+def load(path):
+    nums = defaultdict(list)
+    docs = {}
+    errors = []
+    for line in open(path):
+        line = line.strip()
+        if not line:
+            continue
+        o = json.loads(line)
+        key = (o.get("c", ""), o.get("v", ""))
+        if o["m"] == "error":
+            errors.append((key, o["s"]))
+        elif "j" in o:
+            docs[key + (o["m"],)] = o["j"]
+        elif o.get("x") is not None:
+            nums[key + (o["m"],)].append(o["x"])
+    return nums, docs, errors
+
+
+class R:
+    def __init__(self, nums, docs, key):
+        self.nums = nums
+        self.docs = docs
+        self.key = key
+
+    def vals(self, m):
+        return self.nums.get(self.key + (m,), [])
+
+    def med(self, m):
+        v = self.vals(m)
+        return statistics.median(v) if v else None
+
+    def spread(self, m):
+        """(max - min) / median, for noise notes."""
+        v = self.vals(m)
+        if len(v) < 2:
+            return None
+        md = statistics.median(v)
+        return (max(v) - min(v)) / md if md else None
+
+    def doc(self, m):
+        return self.docs.get(self.key + (m,), {})
+
+
+def fs(x, unit="s"):
+    """Seconds, readable."""
+    if x is None:
+        return "–"
+    if x < 1:
+        return f"{x * 1000:.1f} ms"
+    return f"{x:.2f} s"
+
+
+def fr(a, b, digits=3):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def fx(x, digits=2):
+    if x is None:
+        return "–"
+    if x < 0.01:
+        return f"{x:.4f}x"
+    return f"{x:.{digits}f}x"
+
+
+def fn(x, digits=0):
+    if x is None:
+        return "–"
+    if digits == 0:
+        return f"{int(round(x)):,}"
+    return f"{x:.{digits}f}"
+
+
+def fmib(b):
+    if b is None:
+        return "–"
+    return f"{b / 1048576:,.0f} MiB" if b >= 10 * 1048576 else f"{b / 1048576:.1f} MiB"
+
+
+def verdict(ok):
+    if ok is None:
+        return "–"
+    return "PASS" if ok else "MISS"
+
+
+def main():
+    nums, docs, errors = load(sys.argv[1])
+    meta = json.load(open(sys.argv[2]))
+    combos = [(c, v) for c in meta["corpora"] for v in meta["variants"]]
+    rs = {k: R(nums, docs, k) for k in combos}
+    out = []
+    w = out.append
+    smoke = meta.get("smoke")
+
+    w("# Benchmarks" + (" (smoke run)" if smoke else ""))
+    w("")
+    w(f"Produced by `{meta['command']}` (from the repository root) on "
+      f"{meta['date']}, in {meta['duration_s'] / 60:.1f} min. Generated: do not "
+      "edit by hand, run the command again. The method is described in "
+      "[the last section](#method).")
+    if smoke:
+        w("")
+        w("**Smoke run**: tiny corpora (scale %g), one run. It checks that the "
+          "harness works and the scores agree; its timings mean nothing." % meta["scale"])
+    w("")
+    w("## Machine")
+    w("")
+    w("| | |")
+    w("|---|---|")
+    w(f"| CPU | {meta['cpu']}, {meta['nproc']} cores (`nproc`) |")
+    w(f"| memory | {meta['mem']} |")
+    w(f"| kernel | `{meta['kernel']}` |")
+    w(f"| e2fsprogs (e4defrag, filefrag) | {meta['e2fsprogs']} |")
+    dirty = f", {meta['dirty_files']} uncommitted change(s) in core/ and fusefs/" if meta.get("dirty_files") else ""
+    w(f"| e4infofs | {meta['e4infofs']}, commit {meta['commit']}{dirty} |")
+    w(f"| load average (1, 5, 15 min) | {meta['load_start']} at start, {meta['load_end']} at end |")
+    w(f"| runs | {meta['runs']} per measurement (medians shown), {meta['defrag_runs']} of the defrag comparison |")
+    w(f"| corpora | {', '.join(meta['corpora'])}; free space {', '.join(meta['variants'])}; "
+      f"seed {meta['seed']}, scale {meta['scale']:g} |")
+    w("")
+
+    # ---- targets ------------------------------------------------------
+    w("## Targets")
+    w("")
+    w("| corpus | free space | target | measured | |")
+    w("|---|---|---|---|---|")
+    n_pass = n_miss = 0
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        lines = []
+        cold = r.med("scan_cold_s")
+        e4c = r.med("e4d_c_s")
+        s1, s2 = r.vals("e4i_score"), r.vals("e4d_score")
+        scores_eq = bool(s1) and len(s1) == len(s2) and all(abs(a - b) <= 1 for a, b in zip(s1, s2))
+        q = fr(cold, e4c)
+        if q is not None:
+            lines.append(("cold scan <= 0.5x `e4defrag -c`, equal scores",
+                          f"{fx(q)} ({fs(cold)} vs {fs(e4c)}), scores {fn(r.med('e4i_score'))} / {fn(r.med('e4d_score'))}",
+                          q <= 0.5 and scores_eq))
+        rr = r.med("scan_reread_s")
+        q = fr(rr, cold)
+        if q is not None:
+            lines.append(("re-read <= 0.05x cold scan", f"{fx(q)} ({fs(rr)})", q <= 0.05))
+        ch = r.med("scan_change_s")
+        q = fr(ch, cold)
+        if q is not None:
+            lines.append(("after one change <= 0.1x cold scan", f"{fx(q)} ({fs(ch)})", q <= 0.1))
+        for kind in ("cold", "warm"):
+            a, b = r.med(f"list_mnt_{kind}_s"), r.med(f"list_raw_{kind}_s")
+            q = fr(a, b)
+            if q is not None:
+                lines.append((f"listing ({kind}) <= 3x raw", f"{fx(q)} ({fs(a)} vs {fs(b)})", q <= 3))
+        ti, td = r.med("e4i_defrag_s"), r.med("e4d_defrag_s")
+        q = fr(ti, td)
+        if q is not None:
+            lines.append(("defrag time <= 0.5x e4defrag", f"{fx(q)} ({fs(ti)} vs {fs(td)})", q <= 0.5))
+        ri, rd = r.med("e4i_runs_after"), r.med("e4d_runs_after")
+        if ri is not None and rd is not None:
+            lines.append(("runs after defrag <= e4defrag's", f"{fn(ri)} vs {fn(rd)}", ri <= rd))
+        li, ld = r.med("e4i_layout_after"), r.med("e4d_layout_after")
+        if li is not None and ld is not None:
+            lines.append(("layout score after >= e4defrag's", f"{li:.4f} vs {ld:.4f}", li >= ld - 1e-9))
+        files = r.med("files")
+        hwm, rss = r.med("hwm_after_scan_kib"), r.med("rss_after_mount_kib")
+        if c == "a" and files and hwm is not None and rss is not None:
+            bpf = (hwm - rss) * 1024 / files
+            lines.append((f"memory <= 200 bytes/file ({fn(files)} files)", f"{bpf:.0f} bytes/file", bpf <= 200))
+        for t, m, ok in lines:
+            if ok:
+                n_pass += 1
+            else:
+                n_miss += 1
+            w(f"| {c} | {v} | {t} | {m} | {verdict(ok)} |")
+    w("")
+    w(f"{n_pass} PASS, {n_miss} MISS." + (" (Smoke run: targets are not checked against tiny corpora's timings.)" if smoke else ""))
+    w("")
+
+    # ---- corpora --------------------------------------------------------
+    w("## Corpora")
+    w("")
+    w("| corpus | free space | files | dirs | data | runs (filefrag) | layout score | fragmented files | generation |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        a = r.doc("age")
+        w(f"| {CORPUS_NAME[c]} | {v} | {fn(a.get('files'))} | {fn(a.get('dirs'))} | {fmib(a.get('bytes'))} | "
+          f"{fn(a.get('runs'))} | {fn(r.med('layout_before'), 4)} | "
+          f"{fn(r.med('odcopy_files'))} | {fs(r.med('gen_s'))} |")
+    w("")
+
+    # ---- scan -----------------------------------------------------------
+    w("## Scan")
+    w("")
+    w("`cat score` at the root of a fresh mount, caches dropped (cold); the same again "
+      "(re-read); again after appending 4 KiB to one file (after change). "
+      "`inspections` are the files e4infofs mapped again (its `metrics`).")
+    w("")
+    w("| corpus | free | `e4defrag -c` | filefrag, every file | e4infofs cold | cold / e4defrag | cold / filefrag | "
+      "re-read | re-read / cold | after change | change / cold | scores e4infofs / e4defrag | inspections re-read / change |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        cold = r.med("scan_cold_s")
+        w(f"| {c} | {v} | {fs(r.med('e4d_c_s'))} | {fs(r.med('filefrag_s'))} | {fs(cold)} | "
+          f"{fx(fr(cold, r.med('e4d_c_s')))} | {fx(fr(cold, r.med('filefrag_s')))} | "
+          f"{fs(r.med('scan_reread_s'))} | {fx(fr(r.med('scan_reread_s'), cold))} | "
+          f"{fs(r.med('scan_change_s'))} | {fx(fr(r.med('scan_change_s'), cold))} | "
+          f"{'/'.join(str(int(x)) for x in r.vals('e4i_score'))} / {'/'.join(str(int(x)) for x in r.vals('e4d_score'))} | "
+          f"{fn(r.med('reread_inspections'))} / {fn(r.med('change_inspections'))} |")
+    w("")
+
+    # ---- listing --------------------------------------------------------
+    if any(rs[k].vals("list_raw_cold_s") for k in combos):
+        w("## Listing")
+        w("")
+        w("`ls -l` of one directory (corpus a's `big/`), through the mount and on the raw ext4 "
+          "directory; cold = caches dropped (and a fresh mount), warm = right after.")
+        w("")
+        w("| corpus | free | files | raw cold | mount cold | mount / raw | raw warm | mount warm | mount / raw |")
+        w("|---|---|---|---|---|---|---|---|---|")
+        for (c, v) in combos:
+            r = rs[(c, v)]
+            if not r.vals("list_raw_cold_s"):
+                continue
+            w(f"| {c} | {v} | {fn(r.med('list_files'))} | {fs(r.med('list_raw_cold_s'))} | {fs(r.med('list_mnt_cold_s'))} | "
+              f"{fx(fr(r.med('list_mnt_cold_s'), r.med('list_raw_cold_s')))} | {fs(r.med('list_raw_warm_s'))} | "
+              f"{fs(r.med('list_mnt_warm_s'))} | {fx(fr(r.med('list_mnt_warm_s'), r.med('list_raw_warm_s')))} |")
+        w("")
+
+    # ---- defrag ---------------------------------------------------------
+    w("## Defrag")
+    w("")
+    w("`echo 1 > $MNT/defrag; sync` against `e4defrag $SRC; sync` on identical copies, caches "
+      "dropped first; the physical limit is an O_DIRECT copy of the fragmented files' bytes "
+      "into fresh preallocated files on the same filesystem. Runs = sum of filefrag's counts "
+      "over every file (from FIEMAP), layout score = Smith & Seltzer over files of >= 2 blocks.")
+    w("")
+    w("| corpus | free | runs before | e4defrag | e4infofs | e4infofs / e4defrag | O_DIRECT copy | e4infofs / copy | "
+      "runs after e4defrag / e4infofs | layout after e4defrag / e4infofs | fragmented files after e4defrag / e4infofs |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        ti, td, tc = r.med("e4i_defrag_s"), r.med("e4d_defrag_s"), r.med("odcopy_s")
+        w(f"| {c} | {v} | {fn(r.med('e4i_status_runs_before'))} | {fs(td)} | {fs(ti)} | {fx(fr(ti, td))} | "
+          f"{fs(tc)} ({fmib(r.med('odcopy_bytes'))}) | {fx(fr(ti, tc))} | "
+          f"{fn(r.med('e4d_runs_after'))} / {fn(r.med('e4i_runs_after'))} | "
+          f"{fn(r.med('e4d_layout_after'), 4)} / {fn(r.med('e4i_layout_after'), 4)} | "
+          f"{fn(r.med('e4d_fragmented_after'))} / {fn(r.med('e4i_fragmented_after'))} |")
+    w("")
+    w("e4infofs's own account (its `defrag` file after the job, medians):")
+    w("")
+    w("| corpus | free | improved | optimal | no-gain | skipped | failed | bytes moved |")
+    w("|---|---|---|---|---|---|---|---|")
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        w(f"| {c} | {v} | {fn(r.med('e4i_status_improved'))} | {fn(r.med('e4i_status_optimal'))} | "
+          f"{fn(r.med('e4i_status_no-gain'))} | {fn(r.med('e4i_status_skipped'))} | {fn(r.med('e4i_status_failed'))} | "
+          f"{fmib(r.med('e4i_status_bytes_moved'))} |")
+    w("")
+
+    # ---- memory ---------------------------------------------------------
+    w("## Memory")
+    w("")
+    w("The daemon's VmHWM after the first (cold) scan of the whole tree minus its VmRSS right "
+      "after mounting, per file.")
+    w("")
+    w("| corpus | free | files | RSS after mount | VmHWM after scan | bytes per file |")
+    w("|---|---|---|---|---|---|")
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        files, hwm, rss = r.med("files"), r.med("hwm_after_scan_kib"), r.med("rss_after_mount_kib")
+        bpf = (hwm - rss) * 1024 / files if files and hwm is not None and rss is not None else None
+        w(f"| {c} | {v} | {fn(files)} | {fn(rss)} KiB | {fn(hwm)} KiB | {fn(bpf)} |")
+    w("")
+
+    # ---- benefit --------------------------------------------------------
+    w("## Benefit")
+    w("")
+    w("A cold read of every file (`find -type f | xargs cat`, caches dropped): seconds and read "
+      "requests completed by the loop device (field 1 of `/sys/block/loopN/stat`).")
+    w("")
+    w("| corpus | free | before | after e4defrag | after e4infofs | requests before | after e4defrag | after e4infofs |")
+    w("|---|---|---|---|---|---|---|---|")
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        w(f"| {c} | {v} | {fs(r.med('read_before_s'))} | {fs(r.med('read_after_e4d_s'))} | {fs(r.med('read_after_e4i_s'))} | "
+          f"{fn(r.med('read_before_reqs'))} | {fn(r.med('read_after_e4d_reqs'))} | {fn(r.med('read_after_e4i_reqs'))} |")
+    w("")
+
+    # ---- errors and notes -------------------------------------------------
+    if errors:
+        w("## Errors")
+        w("")
+        for (c, v), s in errors:
+            w(f"- {c or '-'}/{v or '-'}: {s}")
+        w("")
+    w("## Notes")
+    w("")
+    notes = list(meta.get("notes", []))
+    ls, le = meta["load_start"].split(), meta["load_end"].split()
+    if max(float(x) for x in ls + le) > 0.5:
+        notes.append(f"The machine was not idle: load average {meta['load_start']} at the start, "
+                     f"{meta['load_end']} at the end (other processes competing for {meta['nproc']} "
+                     "cores and the disk); timings are noisy.")
+    noisy = []
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        for m in ("scan_cold_s", "e4d_c_s", "filefrag_s", "scan_reread_s", "scan_change_s",
+                  "list_raw_cold_s", "list_mnt_cold_s", "list_raw_warm_s", "list_mnt_warm_s",
+                  "e4i_defrag_s", "e4d_defrag_s", "odcopy_s", "read_before_s"):
+            s = r.spread(m)
+            if s is not None and s > 0.25:
+                noisy.append(f"{c}/{v} {m} ({', '.join(fs(x) for x in r.vals(m))})")
+    if noisy:
+        notes.append("Runs that spread by more than 25% of their median: " + "; ".join(noisy) + ".")
+    if meta["defrag_runs"] == 1 and not smoke:
+        notes.append("The defrag comparison and the O_DIRECT copy ran once per corpus and variant "
+                     "(each defrag run needs two fresh image copies and minutes): their figures are "
+                     "single measurements, not medians.")
+    for n in notes:
+        w(f"- {n}")
+    if not notes:
+        w("- none")
+    w("")
+
+    # ---- method -----------------------------------------------------------
+    w("## Method")
+    w("")
+    w(METHOD.strip())
+    w("")
+    sys.stdout.write("\n".join(out))
+    return 0
+
+
+METHOD = """
+Everything is made and measured by `tests/bench/run.sh` (see its header for
+the options); `--smoke` is registered as the meson test `bench_smoke`.
+
+- **Images.** Per corpus and free-space variant, one ext4 image (sparse
+  file under `${BENCH_DIR:-/var/tmp/e4bench}`, about twice the data) is made
+  with `mkfs.ext4 -b 4096 -m 0` and a fixed UUID and hash seed, attached
+  with `losetup --direct-io=on` and mounted `noatime`, then filled by
+  `tests/bench/age.py` (seeded: the same seed, scale and kernel give the same
+  files, sizes, content and extent counts per file; see its header).
+  e4defrag and e4infofs each get a `cp --sparse=always` copy of that image,
+  so they start from identical layouts and free space.
+- **Corpora.** (a) 100,000 files of 1-64 KiB in ~1,000 directories, one of
+  them (`big/`) with 10,000 files; (b) ~3 GiB of mixed sizes, 4 KiB to
+  256 MiB; (c) 4 files of 200-500 MiB. Files are fragmented by
+  fallocate'ing 4-16 KiB (a) or 4-64 KiB (b, c) chunks round-robin across
+  groups of files, then writing the data. `contiguous`: the free space is
+  left as it is; `cheese`: all free space is then fallocated into one file
+  outside the tree and a hole punched every other 32 KiB, so every new
+  allocation (a donor too) gets 32 KiB pieces.
+- **Scan.** Caches dropped (`sync; echo 3 > /proc/sys/vm/drop_caches`)
+  before each cold measurement: `e4defrag -c $SRC`; `find $SRC -type f
+  -print0 | xargs -0 filefrag`; a fresh e4infofs mount and the first `cat
+  $MNT/score`. Then `cat score` again, and again after appending 4 KiB to one
+  file through the raw filesystem; the change must show in `stats` (`bytes`
+  grows by 4096), and the two scores must be equal within 1.
+- **Listing.** `ls -l` of corpus a's 10,000-file directory, raw and through a
+  fresh mount, cold (caches dropped) and warm (immediately again).
+- **Defrag.** On the two copies, one after the other, caches dropped:
+  `echo 1 > $MNT/defrag; sync` (default options) and `e4defrag $SRC; sync`.
+  Afterwards runs and layout score are computed from FIEMAP for every file
+  of both trees, and e4infofs's `stats` (its own mount for its own image, a
+  fresh read-only mount for e4defrag's) must give the same run count.
+- **Physical limit.** On the aged image: the files a defragmenter has to
+  move (more runs than ceil(blocks / 32768)) are copied byte for byte into
+  fresh files on the same filesystem, each preallocated to its size with
+  `posix_fallocate`, read and written with O_DIRECT in 4 MiB requests,
+  one file at a time, followed by one `sync`; caches dropped first, only
+  the copy timed. It is the time the same bytes need to be read once and
+  written once to newly allocated space, without the kernel's page-by-page
+  move path. It is synchronous and single-threaded, so for small files it
+  is bound by per-file latency (open, allocate, two synchronous I/Os),
+  while e4infofs moves two files at a time: there it is a reference, not a
+  hard bound.
+- **Memory.** VmHWM of the daemon after the first cold scan minus its
+  VmRSS right after mounting, divided by `files` of the root's `stats`.
+- **Benefit.** `find $SRC -type f -print0 | xargs -0 cat > /dev/null`, caches
+  dropped, before the defrag and on both trees after; seconds and the loop
+  device's completed read requests.
+- **Medians.** Each figure is the median of `--runs` runs (the defrag
+  comparison: `--defrag-runs`, each on fresh copies); ratios are ratios of
+  medians. Targets: cold scan <= 0.5x `e4defrag -c` with equal scores;
+  re-read <= 0.05x cold; after one change <= 0.1x cold; listing <= 3x raw;
+  defrag time <= 0.5x e4defrag, runs after <= e4defrag's and layout score
+  >= e4defrag's; memory <= 200 bytes per file (corpus a).
+"""
+
+if __name__ == "__main__":
+    sys.exit(main())
