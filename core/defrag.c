@@ -44,6 +44,7 @@ static const char *const skip_names[E4_DSKIP__COUNT] = {
 	[E4_DSKIP_BIGALLOC] = "bigalloc", [E4_DSKIP_TOO_SMALL] = "too-small",
 	[E4_DSKIP_NO_SPACE] = "no-space", [E4_DSKIP_READ_ONLY] = "read-only",
 	[E4_DSKIP_BUSY] = "busy", [E4_DSKIP_NOT_REGULAR] = "not-regular",
+	[E4_DSKIP_CHANGED] = "changed",
 };
 
 const char *e4_outcome_name(E4Outcome o)
@@ -240,6 +241,8 @@ static void move_failed(Move *m, int rc)
 	struct stat st;
 	if (rc == -ENOSPC)
 		set_skip(m->out, E4_DSKIP_NO_SPACE);
+	else if (rc == -ENODATA)
+		set_skip(m->out, E4_DSKIP_CHANGED); /* the range lost its blocks under us */
 	else if (rc == -ETXTBSY && fstat(m->rw, &st) == 0)
 		set_skip(m->out, busy_text_reason(&st)); /* a swap file or program now */
 	else

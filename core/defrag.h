@@ -39,6 +39,7 @@ typedef enum {
 	E4_DSKIP_READ_ONLY,    /* read-only filesystem */
 	E4_DSKIP_BUSY,         /* another job of this process is moving it */
 	E4_DSKIP_NOT_REGULAR,  /* not a regular file (any more) */
+	E4_DSKIP_CHANGED,      /* truncated or punched by another process mid-move */
 	E4_DSKIP__COUNT
 } E4DefragSkip;
 

@@ -94,7 +94,45 @@ static int add_dir_file(const E4TreeFile *file, void *user)
 	return 0;
 }
 
-static int generate_dir(E4Fs *fs, int fd, AttrId id, char **out)
+/* True when caller may list every directory on path (relative to the
+ * directory fd, which caller may read), so may learn the file's name. */
+static bool caller_sees(const Caller *caller, int fd, const char *path)
+{
+	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
+	int cur = dup(fd);
+	bool ok = cur >= 0;
+	for (int i = 0; ok && parts[i] && parts[i + 1]; i++) {
+		struct stat st;
+		ok = fstatat(cur, parts[i], &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode) &&
+		     e4fs_caller_may(caller, &st, 5);
+		int next = ok ? openat(cur, parts[i], O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+		close(cur);
+		cur = next;
+		ok = ok && cur >= 0;
+	}
+	if (cur >= 0)
+		close(cur);
+	return ok;
+}
+
+/* Drops the files whose names the caller may not learn, keeping at most cap. */
+static void filter_top(E4Top *top, const Caller *caller, int fd, size_t cap)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < top->n; i++) {
+		if (kept < cap && caller_sees(caller, fd, top->v[i].path)) {
+			top->v[kept++] = top->v[i];
+			continue;
+		}
+		g_free(top->v[i].path);
+	}
+	top->n = kept;
+}
+
+/* Candidates fetched for an unprivileged reader's report, per line kept. */
+#define REPORT_OVERFETCH 8
+
+static int generate_dir(E4Fs *fs, int fd, AttrId id, const Caller *caller, char **out)
 {
 	if (id == ATTR_EXTENTS) {
 		GString *text = e4_render_dir_extents_begin();
@@ -103,9 +141,12 @@ static int generate_dir(E4Fs *fs, int fd, AttrId id, char **out)
 		return rc;
 	}
 	E4TreeResult res;
-	int rc = e4_tree_scan(fs->tree, fd, fs->report_top, &res);
+	bool filter = id == ATTR_REPORT && caller->uid != 0;
+	int rc = e4_tree_scan(fs->tree, fd, fs->report_top * (filter ? REPORT_OVERFETCH : 1), &res);
 	if (rc < 0)
 		return rc;
+	if (filter)
+		filter_top(&res.top, caller, fd, fs->report_top);
 	*out = render_summary(fs, id, &res.sum, &res.top, res.seconds, res.when);
 	e4_tree_result_clear(&res);
 	return 0;
@@ -158,6 +199,10 @@ static E4Summary summary_of(E4Fs *fs, int dirfd)
 
 static char *render_metrics(E4Fs *fs)
 {
+	/* Counters as they were before this read's own scans, which do not count. */
+	E4Metrics m = { .source = fs->info->source_dir };
+	e4_tree_counters(fs->tree, &m.tree);
+	m.tree.scans -= __atomic_load_n(&fs->metrics_scans, __ATOMIC_RELAXED);
 	struct stat st;
 	E4DirList list = {0};
 	if (fstat(fs->root_fd, &st) == 0)
@@ -173,8 +218,9 @@ static char *render_metrics(E4Fs *fs)
 		dirs[n++] = (E4MetricsDir){ list.v[i].name, summary_of(fs, fd) };
 		close(fd);
 	}
-	E4Metrics m = { .source = fs->info->source_dir, .dirs = dirs, .ndirs = n };
-	e4_tree_counters(fs->tree, &m.tree);
+	__atomic_fetch_add(&fs->metrics_scans, n, __ATOMIC_RELAXED);
+	m.dirs = dirs;
+	m.ndirs = n;
 	e4fs_jobs_totals(fs, &m.jobs, &m.defrag);
 	char *text = e4_render_metrics(&m);
 	e4_dir_list_clear(&list);
@@ -190,7 +236,8 @@ static int render_freespace(E4Fs *fs, char **out)
 	return rc;
 }
 
-int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len)
+int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, const Caller *caller, char **out,
+		     size_t *len)
 {
 	*out = NULL;
 	if (id == ATTR_FREESPACE) {
@@ -208,7 +255,7 @@ int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len)
 	int fd = open_real(fs, node);
 	if (fd < 0)
 		return fd;
-	int rc = node->is_dir ? generate_dir(fs, fd, id, out) : generate_file(fs, fd, id, out);
+	int rc = node->is_dir ? generate_dir(fs, fd, id, caller, out) : generate_file(fs, fd, id, out);
 	close(fd);
 	if (rc == 0 && !*out)
 		rc = -EINVAL;

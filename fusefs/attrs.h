@@ -34,6 +34,8 @@ bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id);
 /* The attribute called name at node, or -1. */
 int e4_attr_lookup(const E4Fs *fs, const Node *node, const char *name);
 
-/* Generates the content of attribute id of node. Returns 0 with *out
+/* Generates the content of attribute id of node for caller (a report
+ * names only files caller may learn the names of). Returns 0 with *out
  * (g_free) and *len, or -errno. */
-int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, char **out, size_t *len);
+int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, const Caller *caller, char **out,
+		     size_t *len);

@@ -22,6 +22,7 @@ typedef struct {
 	bool is_dir;         /* false: a regular file shown as a directory */
 	uint64_t nlookup;    /* kernel lookups of the node and its attributes */
 	uint64_t parent_ino; /* real ino of the directory it was last looked up in */
+	char *name;          /* and its real name there */
 } Node;
 
 typedef struct {
@@ -41,6 +42,7 @@ typedef struct {
 	GMutex jobs_lock;    /* guards jobs and results */
 	GPtrArray *jobs;     /* running Job */
 	GHashTable *results; /* real ino -> last result text */
+	uint64_t metrics_scans; /* atomic: scans made to answer metrics itself */
 	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
 	E4DefragSummary jobs_totals;
 } E4Fs;
@@ -56,7 +58,24 @@ Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino);
 /* Finds or adds the node of the real object open as fd (any kind of fd,
  * not consumed) with stat st, and counts one kernel lookup. Returns NULL
  * with errno set when no handle can be made. */
-Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino);
+Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino,
+		    const char *name);
+/* True while the real object of node is still below SOURCE: a node keeps
+ * its inode when it is moved, also out of SOURCE, which must not be read
+ * or moved through the mount then. */
+bool e4fs_node_inside(E4Fs *fs, Node *node);
+
+/* Who makes a request: the daemon runs as root and checks for them. */
+typedef struct {
+	uid_t uid;
+	gid_t gid;
+	gid_t groups[64];
+	int ngroups;
+} Caller;
+
+/* Whether caller may read (mask 4), write (2) or search (1) an object
+ * with this stat, by its mode bits. Root may do anything. */
+bool e4fs_caller_may(const Caller *c, const struct stat *st, int mask);
 /* Opens the real object of node with flags (O_PATH, O_RDONLY, ...).
  * Returns the fd or -errno (ESTALE when the object is gone). */
 int e4fs_node_open(E4Fs *fs, const Node *node, int flags);

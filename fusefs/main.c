@@ -129,7 +129,7 @@ static int make_root(E4Fs *fs)
 		return -errno;
 	fs->nodes = g_hash_table_new(g_int64_hash, g_int64_equal);
 	g_mutex_init(&fs->lock);
-	fs->root = e4fs_node_ref(fs, fd, &st, 0);
+	fs->root = e4fs_node_ref(fs, fd, &st, 0, NULL);
 	return fs->root ? 0 : -errno;
 }
 

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -23,7 +24,8 @@ static bool same_handle(const E4Handle *a, const E4Handle *b)
 	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
 }
 
-Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino)
+Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino,
+		    const char *name)
 {
 	E4Handle *handle = e4_handle_of(fd);
 	if (!handle)
@@ -45,6 +47,10 @@ Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino
 	}
 	node->nlookup++;
 	node->parent_ino = parent_ino;
+	if (g_strcmp0(node->name, name) != 0) {
+		g_free(node->name);
+		node->name = g_strdup(name);
+	}
 	g_mutex_unlock(&fs->lock);
 	return node;
 }
@@ -78,6 +84,7 @@ void e4fs_node_ref_attr(E4Fs *fs, Node *node)
 static void free_node(gpointer p)
 {
 	Node *node = p;
+	g_free(node->name);
 	g_free(node->handle);
 	g_free(node);
 }
@@ -104,4 +111,73 @@ void e4fs_nodes_free(E4Fs *fs)
 	while (g_hash_table_iter_next(&it, NULL, &value))
 		free_node(value);
 	g_hash_table_destroy(fs->nodes);
+}
+
+bool e4fs_caller_may(const Caller *c, const struct stat *st, int mask)
+{
+	if (c->uid == 0)
+		return true;
+	int shift = 0; /* others */
+	if (c->uid == st->st_uid) {
+		shift = 6;
+	} else {
+		bool in_group = c->gid == st->st_gid;
+		for (int i = 0; !in_group && i < c->ngroups; i++)
+			in_group = c->groups[i] == st->st_gid;
+		shift = in_group ? 3 : 0;
+	}
+	return ((st->st_mode >> shift) & (mode_t)mask) == (mode_t)mask;
+}
+
+/* Walks ".." from dirfd: true when SOURCE's root is met before the
+ * filesystem's root. */
+static bool dir_inside(E4Fs *fs, int dirfd)
+{
+	int fd = dup(dirfd);
+	uint64_t last = 0;
+	bool inside = false;
+	for (int depth = 0; fd >= 0 && depth < 100000; depth++) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || st.st_dev != fs->info->dev || st.st_ino == last)
+			break;
+		if (st.st_ino == fs->root->real_ino) {
+			inside = true;
+			break;
+		}
+		last = st.st_ino;
+		int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+	return inside;
+}
+
+bool e4fs_node_inside(E4Fs *fs, Node *node)
+{
+	if (node == fs->root)
+		return true;
+	if (node->is_dir) {
+		int fd = e4fs_node_open(fs, node, O_RDONLY | O_DIRECTORY);
+		bool inside = fd >= 0 && dir_inside(fs, fd);
+		if (fd >= 0)
+			close(fd);
+		return inside;
+	}
+	/* A file: still under its name in its directory, which is inside. */
+	Node *parent = node->parent_ino ? e4fs_node_get(fs, e4_ino_base(node->parent_ino)) : NULL;
+	if (parent && parent->real_ino != node->parent_ino)
+		parent = NULL;
+	int fd = parent ? e4fs_node_open(fs, parent, O_RDONLY | O_DIRECTORY) : -ENOENT;
+	if (fd < 0)
+		return false;
+	g_mutex_lock(&fs->lock);
+	g_autofree char *name = g_strdup(node->name);
+	g_mutex_unlock(&fs->lock);
+	struct stat st;
+	bool inside = name && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		      st.st_ino == node->real_ino && dir_inside(fs, fd);
+	close(fd);
+	return inside;
 }

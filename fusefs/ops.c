@@ -154,7 +154,8 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		fuse_reply_err(req, -fd);
 		return;
 	}
-	Node *node = e4fs_node_ref(fs, fd, &st, parent->real_ino);
+	g_autofree char *real = e4_name_unescape(name, e4_reserved_names);
+	Node *node = e4fs_node_ref(fs, fd, &st, parent->real_ino, real);
 	int err = errno;
 	close(fd);
 	if (!node) {
@@ -239,6 +240,10 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		fuse_reply_err(req, node ? ENOTDIR : ESTALE);
 		return;
 	}
+	if (!e4fs_node_inside(fs, node)) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
 	Listing *l = g_new0(Listing, 1);
 	l->names = g_ptr_array_new_with_free_func(g_free);
 	l->inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -287,24 +292,22 @@ static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info 
 	fuse_reply_err(req, 0);
 }
 
+static void caller_of(fuse_req_t req, Caller *c)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	*c = (Caller){ .uid = ctx->uid, .gid = ctx->gid };
+	int n = fuse_req_getgroups(req, G_N_ELEMENTS(c->groups), c->groups);
+	c->ngroups = n < 0 ? 0 : (n > (int)G_N_ELEMENTS(c->groups) ? (int)G_N_ELEMENTS(c->groups) : n);
+}
+
 /* The daemon runs as root: without default_permissions the kernel would
  * let anyone read what root may. Read access is the real object's; write
  * access (to a trigger) its owner's. */
-static bool may_access(fuse_req_t req, const struct stat *st, bool writing)
+static bool may_access(const Caller *c, const struct stat *st, bool writing)
 {
-	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	if (ctx->uid == 0)
-		return true;
 	if (writing)
-		return ctx->uid == st->st_uid && (st->st_mode & S_IWUSR);
-	if (ctx->uid == st->st_uid)
-		return st->st_mode & S_IRUSR;
-	bool in_group = ctx->gid == st->st_gid;
-	gid_t groups[64];
-	int n = fuse_req_getgroups(req, G_N_ELEMENTS(groups), groups);
-	for (int i = 0; !in_group && i < n && i < (int)G_N_ELEMENTS(groups); i++)
-		in_group = groups[i] == st->st_gid;
-	return st->st_mode & (in_group ? S_IRGRP : S_IROTH);
+		return c->uid == 0 || (c->uid == st->st_uid && (st->st_mode & S_IWUSR));
+	return e4fs_caller_may(c, st, 4);
 }
 
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -322,8 +325,12 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	struct stat real;
+	Caller caller;
+	caller_of(req, &caller);
 	int rc = e4fs_node_stat(fs, node, &real);
-	if (rc < 0 || !may_access(req, &real, writing)) {
+	if (rc == 0 && !e4fs_node_inside(fs, node))
+		rc = -ENOENT; /* moved out of SOURCE since it was looked up */
+	if (rc < 0 || !may_access(&caller, &real, writing)) {
 		fuse_reply_err(req, rc < 0 ? -rc : EACCES);
 		return;
 	}
@@ -331,7 +338,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	char *data = NULL;
 	size_t len = 0;
 	/* A trigger opened for writing holds no content: writes run jobs. */
-	rc = writing ? 0 : e4_attr_generate(fs, node, (AttrId)attr, &data, &len);
+	rc = writing ? 0 : e4_attr_generate(fs, node, (AttrId)attr, &caller, &data, &len);
 	if (rc < 0) {
 		fuse_log(FUSE_LOG_ERR, "e4infofs: %s of inode %" G_GUINT64_FORMAT ": %s\n",
 			 e4_attr_name((AttrId)attr), node->real_ino, g_strerror(-rc));
