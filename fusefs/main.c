@@ -136,6 +136,9 @@ static int make_root(E4Fs *fs)
 /* Daemonized, stderr is gone: log to syslog (the journal). */
 static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap)
 {
+	/* syslog names the program already: drop the prefix stderr needs. */
+	if (g_str_has_prefix(fmt, "e4infofs: "))
+		fmt += strlen("e4infofs: ");
 	vsyslog((int)level, fmt, ap);
 }
 
