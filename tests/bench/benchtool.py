@@ -14,9 +14,13 @@
         filesystem): each destination is preallocated with posix_fallocate
         to the file's size, then the data is read with O_DIRECT and written
         with O_DIRECT in 4 MiB requests, and the filesystem is synced at the
-        end. The file selection is made first; then the page cache is
-        dropped and only the copy and the final sync are timed. JSON:
-        seconds, files, bytes.
+        end. When the copies would fill half of the free space, they are
+        deleted and the filesystem synced before going on (timed too: a
+        defragmenter frees old blocks as it goes, and a swiss-cheese
+        filesystem has less free space than the data to move). The file
+        selection is made first; then the page cache is dropped and only
+        the copy, the deletions and the syncs are timed. JSON: seconds,
+        files, bytes, releases (how many times copies were deleted).
 
     benchtool.py verify-same ROOT1 ROOT2
         Exit 0 if both trees hold the same relative paths with the same
@@ -56,18 +60,36 @@ def cmd_odcopy(root, scratch):
     if os.stat(os.path.dirname(os.path.abspath(scratch))).st_dev != os.stat(root).st_dev:
         print("odcopy: SCRATCH must be on ROOT's filesystem", file=sys.stderr)
         return 2
+    vfs = os.statvfs(root)
+    budget = vfs.f_bavail * vfs.f_frsize // 2
     drop_caches()
     buf = fiemap.aligned_buffer(CHUNK)
     mv = memoryview(buf)
     total = 0
+    pending = []        # copies not deleted yet
+    pending_bytes = 0
+    releases = 0
     t0 = time.monotonic()
     os.mkdir(scratch)
     for k, (path, size) in enumerate(todo):
+        alloc = -(-size // bs) * bs
+        if pending and pending_bytes + alloc > budget:
+            # A defragmenter frees each file's old blocks as it goes; the
+            # copy frees its copies when they would fill half the free
+            # space (a swiss-cheese filesystem has less free space than
+            # the data to move), and syncs so the blocks can be reused.
+            for q in pending:
+                os.unlink(q)
+            os.sync()
+            pending = []
+            pending_bytes = 0
+            releases += 1
+        dst = os.path.join(scratch, f"{k:07d}")
         fi = os.open(path, os.O_RDONLY | os.O_DIRECT | os.O_NOATIME)
-        fo = os.open(os.path.join(scratch, f"{k:07d}"),
-                     os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_DIRECT, 0o600)
+        fo = os.open(dst, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_DIRECT, 0o600)
+        pending.append(dst)
+        pending_bytes += alloc
         try:
-            alloc = -(-size // bs) * bs
             if alloc:
                 os.posix_fallocate(fo, 0, alloc)
             off = 0
@@ -89,7 +111,8 @@ def cmd_odcopy(root, scratch):
     secs = time.monotonic() - t0
     mv.release()
     buf.close()
-    print(json.dumps({"seconds": round(secs, 4), "files": len(todo), "bytes": total}))
+    print(json.dumps({"seconds": round(secs, 4), "files": len(todo), "bytes": total,
+                      "releases": releases}))
     return 0
 
 

@@ -393,7 +393,10 @@ the options); `--smoke` is registered as the meson test `bench_smoke`.
   fresh files on the same filesystem, each preallocated to its size with
   `posix_fallocate`, read and written with O_DIRECT in 4 MiB requests,
   one file at a time, followed by one `sync`; caches dropped first, only
-  the copy timed. It is the time the same bytes need to be read once and
+  the copy timed. When the copies would fill half of the free space they
+  are deleted and the filesystem synced (timed too; on the swiss-cheese
+  images the free space is smaller than the data to move, and a
+  defragmenter also frees old blocks as it goes). It is the time the same bytes need to be read once and
   written once to newly allocated space, without the kernel's page-by-page
   move path. It is synchronous and single-threaded, so for small files it
   is bound by per-file latency (open, allocate, two synchronous I/Os),
