@@ -83,6 +83,8 @@ def fx(x, digits=2):
         return "–"
     if x < 0.01:
         return f"{x:.4f}x"
+    if x < 0.1:
+        return f"{x:.3f}x"
     return f"{x:.{digits}f}x"
 
 
@@ -182,7 +184,8 @@ def main():
             lines.append(("runs after defrag <= e4defrag's", f"{fn(ri)} vs {fn(rd)}", ri <= rd))
         li, ld = r.med("e4i_layout_after"), r.med("e4d_layout_after")
         if li is not None and ld is not None:
-            lines.append(("layout score after >= e4defrag's", f"{li:.4f} vs {ld:.4f}", li >= ld - 1e-9))
+            dg = 4 if round(li, 4) != round(ld, 4) else 6
+            lines.append(("layout score after >= e4defrag's", f"{li:.{dg}f} vs {ld:.{dg}f}", li >= ld - 1e-9))
         files = r.med("files")
         hwm, rss = r.med("hwm_after_scan_kib"), r.med("rss_after_mount_kib")
         if c == "a" and files and hwm is not None and rss is not None:
