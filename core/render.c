@@ -310,10 +310,16 @@ static void metric_per_dir(GString *out, const E4Metrics *m, const char *name, c
 	}
 }
 
+static void metric_value(GString *out, const char *name, const char *type, const char *help,
+			 uint64_t v)
+{
+	metric_head(out, name, type, help);
+	g_string_append_printf(out, "%s %" G_GUINT64_FORMAT "\n", name, v);
+}
+
 static void metric_counter(GString *out, const char *name, const char *help, uint64_t v)
 {
-	metric_head(out, name, "counter", help);
-	g_string_append_printf(out, "%s %" G_GUINT64_FORMAT "\n", name, v);
+	metric_value(out, name, "counter", help, v);
 }
 
 char *e4_render_metrics(const E4Metrics *m)
@@ -330,6 +336,8 @@ char *e4_render_metrics(const E4Metrics *m)
 		       m->tree.inspections);
 	metric_counter(out, "e4infofs_revalidations_total", "Cached files re-checked with a stat.",
 		       m->tree.revalidations);
+	metric_value(out, "e4infofs_nodes", "gauge",
+		     "Directories and files the kernel holds looked up through the mount.", m->nodes);
 	metric_counter(out, "e4infofs_defrag_jobs_total", "Defragmentation jobs finished.", m->jobs);
 	metric_head(out, "e4infofs_defrag_files_total", "counter", "Files of finished jobs per outcome.");
 	for (int o = 0; o < E4_OUTCOME__COUNT; o++)

@@ -61,6 +61,7 @@ typedef struct {
 	const E4MetricsDir *dirs;
 	size_t ndirs;
 	E4TreeCounters tree;
+	uint64_t nodes;         /* objects looked up by the kernel, held by the daemon */
 	uint64_t jobs;          /* defrag jobs finished */
 	E4DefragSummary defrag; /* their files per outcome, bytes moved, seconds */
 } E4Metrics;

@@ -222,6 +222,9 @@ static char *render_metrics(E4Fs *fs)
 	m.dirs = dirs;
 	m.ndirs = n;
 	e4fs_jobs_totals(fs, &m.jobs, &m.defrag);
+	g_mutex_lock(&fs->lock);
+	m.nodes = g_hash_table_size(fs->nodes); /* the root included */
+	g_mutex_unlock(&fs->lock);
 	char *text = e4_render_metrics(&m);
 	e4_dir_list_clear(&list);
 	return text;

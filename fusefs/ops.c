@@ -94,32 +94,23 @@ static int stat_ino(E4Fs *fs, fuse_ino_t ino, struct stat *st)
 	return 0;
 }
 
-static void reply_attr_entry(fuse_req_t req, E4Fs *fs, Node *node, int attr)
+/* The entry of node's attribute file attr, counting one kernel lookup. */
+static int attr_entry(E4Fs *fs, Node *node, int attr, struct fuse_entry_param *e)
 {
-	struct fuse_entry_param e = { .attr_timeout = fs->timeout, .entry_timeout = fs->timeout };
-	e.ino = e4_ino_base(node->real_ino) + 1 + (uint64_t)attr;
-	int rc = stat_ino(fs, e.ino, &e.attr);
-	if (rc < 0) {
-		fuse_reply_err(req, -rc);
-		return;
-	}
-	e4fs_node_ref_attr(fs, node);
-	fuse_reply_entry(req, &e);
+	*e = (struct fuse_entry_param){ .attr_timeout = fs->timeout, .entry_timeout = fs->timeout };
+	e->ino = e4_ino_base(node->real_ino) + 1 + (uint64_t)attr;
+	int rc = stat_ino(fs, e->ino, &e->attr);
+	if (rc == 0)
+		e4fs_node_ref_attr(fs, node);
+	return rc;
 }
 
-/* Opens the real entry shown as name in the directory node. */
-static int open_child(E4Fs *fs, Node *parent, const char *name, struct stat *st)
+/* Opens the real entry shown as name in the directory node, open as dirfd. */
+static int open_child_at(E4Fs *fs, int dirfd, Node *parent, const char *real, struct stat *st)
 {
-	g_autofree char *real = e4_name_unescape(name, e4_reserved_names);
-	if (!real)
-		return -ENOENT;
 	if (parent->real_ino == E4_EXT4_ROOT_INO && strcmp(real, "lost+found") == 0)
 		return -ENOENT;
-	int dirfd = e4fs_node_open(fs, parent, O_PATH | O_DIRECTORY);
-	if (dirfd < 0)
-		return dirfd;
 	int fd = openat(dirfd, real, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	close(dirfd);
 	if (fd < 0)
 		return -errno;
 	/* Only directories and regular files of this filesystem are mirrored. */
@@ -131,6 +122,47 @@ static int open_child(E4Fs *fs, Node *parent, const char *name, struct stat *st)
 	return fd;
 }
 
+/* The entry of the real child shown as name in the directory node (open
+ * as dirfd), counting one kernel lookup of its node. 0 or -errno. */
+static int child_entry(E4Fs *fs, int dirfd, Node *parent, const char *name,
+		       struct fuse_entry_param *e)
+{
+	g_autofree char *real = e4_name_unescape(name, e4_reserved_names);
+	if (!real)
+		return -ENOENT;
+	struct stat st;
+	int fd = open_child_at(fs, dirfd, parent, real, &st);
+	if (fd < 0)
+		return fd;
+	Node *node = e4fs_node_ref(fs, fd, &st, parent->real_ino, real);
+	int err = errno;
+	close(fd);
+	if (!node)
+		return -err;
+	*e = (struct fuse_entry_param){ .attr_timeout = fs->timeout, .entry_timeout = fs->timeout };
+	e->ino = e4_ino_base(node->real_ino);
+	node_stat(&st, &e->attr);
+	e->attr.st_ino = e->ino;
+	return 0;
+}
+
+/* The entry of name in the directory (or file) node parent: an attribute
+ * file or a real child. Counts one kernel lookup. *dirfd is parent's open
+ * directory, opened here when first needed (-1: not yet); the caller
+ * closes it. 0 or -errno. */
+static int lookup_entry(E4Fs *fs, int *dirfd, Node *parent, const char *name,
+			struct fuse_entry_param *e)
+{
+	int attr = e4_attr_lookup(fs, parent, name);
+	if (attr >= 0)
+		return attr_entry(fs, parent, attr, e);
+	if (!parent->is_dir)
+		return -ENOENT;
+	if (*dirfd < 0)
+		*dirfd = e4fs_node_open(fs, parent, O_PATH | O_DIRECTORY);
+	return *dirfd < 0 ? *dirfd : child_entry(fs, *dirfd, parent, name, e);
+}
+
 static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 {
 	E4Fs *fs = fs_of(req);
@@ -139,34 +171,15 @@ static void op_lookup(fuse_req_t req, fuse_ino_t parent_ino, const char *name)
 		fuse_reply_err(req, parent ? ENOTDIR : ESTALE);
 		return;
 	}
-	int attr = e4_attr_lookup(fs, parent, name);
-	if (attr >= 0) {
-		reply_attr_entry(req, fs, parent, attr);
-		return;
-	}
-	if (!parent->is_dir) {
-		fuse_reply_err(req, ENOENT);
-		return;
-	}
-	struct stat st;
-	int fd = open_child(fs, parent, name, &st);
-	if (fd < 0) {
-		fuse_reply_err(req, -fd);
-		return;
-	}
-	g_autofree char *real = e4_name_unescape(name, e4_reserved_names);
-	Node *node = e4fs_node_ref(fs, fd, &st, parent->real_ino, real);
-	int err = errno;
-	close(fd);
-	if (!node) {
-		fuse_reply_err(req, err);
-		return;
-	}
-	struct fuse_entry_param e = { .attr_timeout = fs->timeout, .entry_timeout = fs->timeout };
-	e.ino = e4_ino_base(node->real_ino);
-	node_stat(&st, &e.attr);
-	e.attr.st_ino = e.ino;
-	fuse_reply_entry(req, &e);
+	int dirfd = -1;
+	struct fuse_entry_param e;
+	int rc = lookup_entry(fs, &dirfd, parent, name, &e);
+	if (dirfd >= 0)
+		close(dirfd);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else
+		fuse_reply_entry(req, &e);
 }
 
 static void op_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -282,6 +295,42 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			break;
 		used += want;
 	}
+	fuse_reply_buf(req, buf, used);
+}
+
+static bool is_dot_or_dotdot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/* readdir with each entry's lookup done here: one request per buffer of
+ * entries instead of one LOOKUP per name (`ls -l`, file managers). An entry
+ * that cannot be looked up any more is listed without attributes. */
+static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			   struct fuse_file_info *fi)
+{
+	E4Fs *fs = fs_of(req);
+	Listing *l = (Listing *)(uintptr_t)fi->fh;
+	Node *node = e4fs_node_get(fs, ino);
+	g_autofree char *buf = g_malloc(size);
+	size_t used = 0;
+	int dirfd = -1;
+	for (size_t i = (size_t)off; i < l->names->len; i++) {
+		const char *name = g_ptr_array_index(l->names, i);
+		/* The size depends on the name only: check it before a lookup is
+		 * counted for an entry that would not be sent. */
+		size_t want = fuse_add_direntry_plus(req, NULL, 0, name, NULL, 0);
+		if (want > size - used)
+			break;
+		struct fuse_entry_param e;
+		if (!node || is_dot_or_dotdot(name) || lookup_entry(fs, &dirfd, node, name, &e) < 0)
+			e = (struct fuse_entry_param){
+				.attr = { .st_ino = g_array_index(l->inos, uint64_t, i),
+					  .st_mode = g_array_index(l->types, mode_t, i) } };
+		used += fuse_add_direntry_plus(req, buf + used, size - used, name, &e, (off_t)(i + 1));
+	}
+	if (dirfd >= 0)
+		close(dirfd);
 	fuse_reply_buf(req, buf, used);
 }
 
@@ -519,6 +568,7 @@ const struct fuse_lowlevel_ops e4_ops = {
 	.create = op_create,
 	.opendir = op_opendir,
 	.readdir = op_readdir,
+	.readdirplus = op_readdirplus,
 	.releasedir = op_releasedir,
 	.open = op_open,
 	.read = op_read,

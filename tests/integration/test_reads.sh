@@ -14,6 +14,8 @@ mkdir -p "$SRC/a/b" "$SRC/c"
 "$MKFRAG" frag "$SRC/c" h 5 64 4
 "$MKFRAG" sparse "$SRC/c/sparse" 1024
 "$MKFRAG" frag "$SRC" top 2 64 8
+mkdir "$SRC/many"
+for i in $(seq 1 600); do echo "$i" >"$SRC/many/f$i"; done
 sync
 nfiles=$(find "$SRC" -xdev -path "$SRC/lost+found" -prune -o -type f -print | wc -l)
 
@@ -31,6 +33,31 @@ find "$MNT" -type f -exec stat -c '%s %U %A' {} + >/dev/null
 stat "$MNT"/a/f0 "$MNT"/a/f0/* >/dev/null
 check_eq "$(metric e4infofs_inspections_total)" "$i0" "inspections after ls -lR / find / stat"
 check_eq "$(metric e4infofs_scans_total)" "$s0" "scans after ls -lR / find / stat"
+
+# ---- lookups of a listing are counted ------------------------------------
+# `ls -l` gets entries with their attributes in one request per buffer
+# (READDIRPLUS); each entry is one kernel lookup the kernel later forgets.
+# Counted too low, a later stat fails (ESTALE); too high, nodes leak.
+nodes_settle() { # wait until the node count is at most $1 (forgets are queued)
+	local i n
+	for ((i = 0; i < 50; i++)); do
+		n=$(metric e4infofs_nodes)
+		[ "$n" -le "$1" ] && break
+		sleep 0.1
+	done
+	echo "$n"
+}
+for round in 1 2 3; do
+	listed=$(ls -l "$MNT/many" | grep -c ' f[0-9]*$')
+	check_eq "$listed" 600 "ls -l entries, round $round"
+	n=$(metric e4infofs_nodes)
+	check "nodes held after ls -l: $n, round $round" [ "$n" -ge 600 ]
+	check_eq "$(find "$MNT/many" -mindepth 2 -name score | wc -l)" 600 "score of every listed file, round $round"
+	cat "$MNT/many/f$((round * 7))/extents" >/dev/null || fail "extents of a listed file, round $round"
+	echo 2 >/proc/sys/vm/drop_caches
+	n=$(nodes_settle 3)
+	check "nodes after the kernel forgot the listing: $n (a lookup counted twice?), round $round" [ "$n" -le 3 ]
+done
 
 # ---- sizes and types -------------------------------------------------------
 # Generated files report 0; the writable triggers 4096 (docs/defrag.md).
