@@ -11,12 +11,19 @@
 #include "inspect.h"
 #include "walk.h"
 
+/* The second pass stops after this many retries in a row gained nothing:
+ * the free space has no room for better donors (each try allocates and
+ * frees a donor as large as the file). */
+#define RETRY_GIVE_UP 32
+
 typedef struct {
 	E4Handle *file;
 	E4Handle *dir;     /* shared: owned by the plan's dirs table */
 	char *path;
 	double rank;
 	size_t order;      /* walk order, for a stable sort */
+	E4FileFigures fig; /* as planned */
+	E4FileDefrag result; /* of the first pass */
 } Candidate;
 
 typedef struct {
@@ -24,6 +31,9 @@ typedef struct {
 	const E4DefragTreeOpts *opts;
 	int mount_fd;
 	GArray *todo;      /* Candidate */
+	GPtrArray *queue;  /* Candidate * of the current pass, in order */
+	bool retrying;     /* the second pass */
+	unsigned fruitless; /* retries in a row that gained nothing */
 	GHashTable *dirs;  /* dir ino -> E4Handle */
 	GMutex lock;       /* guards sum, next and the callbacks */
 	E4DefragSummary *sum;
@@ -62,6 +72,7 @@ void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
 	dst->runs_before += src->runs_before;
 	dst->runs_after += src->runs_after;
 	dst->bytes_moved += src->bytes_moved;
+	dst->retried += src->retried;
 	dst->seconds += src->seconds;
 	if (!dst->first_error)
 		dst->first_error = src->first_error;
@@ -140,7 +151,8 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 		if (fd >= 0)
 			close(fd);
 		if (fh && dh) {
-			Candidate c = { fh, dh, g_strdup(path), e4_figures_rank(&r.fig), p->todo->len };
+			Candidate c = { fh, dh, g_strdup(path), e4_figures_rank(&r.fig), p->todo->len,
+					.fig = r.fig };
 			g_array_append_val(p->todo, c);
 			p->sum->bytes_total += res.size;
 			return 0;
@@ -172,14 +184,45 @@ static void on_file_progress(uint64_t bytes_done, void *user)
 	g_mutex_unlock(&p->lock);
 }
 
-static bool on_cancelled(void *user)
+static bool on_plan_cancelled(const Plan *p)
 {
-	Worker *w = user;
-	const E4DefragOpts *f = &w->plan->opts->file;
+	const E4DefragOpts *f = &p->opts->file;
 	return f->cancelled && f->cancelled(f->user);
 }
 
-static void move_candidate(Worker *w, const Candidate *c)
+static bool on_cancelled(void *user)
+{
+	Worker *w = user;
+	return on_plan_cancelled(w->plan);
+}
+
+/* A second attempt replaces the first one's result only when it did
+ * better: a retry that fails (the file went away, no space) or gains
+ * nothing leaves the first outcome standing. */
+static void finish_retry(Plan *p, Candidate *c, const E4FileDefrag *res)
+{
+	g_mutex_lock(&p->lock);
+	E4DefragSummary *s = p->sum;
+	s->bytes_moved += res->bytes_moved;
+	s->retried++;
+	p->fruitless++;
+	if (res->outcome == E4_OUTCOME_IMPROVED && res->runs_after < c->result.runs_after) {
+		p->fruitless = 0;
+		s->outcomes[c->result.outcome]--;
+		s->outcomes[E4_OUTCOME_IMPROVED]++;
+		s->runs_after -= c->result.runs_after;
+		s->runs_after += res->runs_after;
+		c->result.outcome = E4_OUTCOME_IMPROVED;
+		c->result.runs_after = res->runs_after;
+		c->result.bytes_moved += res->bytes_moved;
+		if (p->opts->file_done)
+			p->opts->file_done(c->path, &c->result, p->opts->file.user);
+	}
+	report(p, NULL);
+	g_mutex_unlock(&p->lock);
+}
+
+static void move_candidate(Worker *w, Candidate *c)
 {
 	Plan *p = w->plan;
 	E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED };
@@ -207,7 +250,12 @@ static void move_candidate(Worker *w, const Candidate *c)
 	g_mutex_lock(&p->lock);
 	p->sum->bytes_done += res.size > w->reported ? res.size - w->reported : 0;
 	g_mutex_unlock(&p->lock);
-	finish_file(p, c->path, &res);
+	if (p->retrying) {
+		finish_retry(p, c, &res);
+	} else {
+		c->result = res;
+		finish_file(p, c->path, &res);
+	}
 }
 
 static gpointer worker_main(gpointer data)
@@ -218,11 +266,13 @@ static gpointer worker_main(gpointer data)
 		if (on_cancelled(w))
 			break;
 		g_mutex_lock(&p->lock);
-		size_t i = p->next < p->todo->len ? p->next++ : p->todo->len;
+		if (p->retrying && p->fruitless >= RETRY_GIVE_UP)
+			p->next = p->queue->len;
+		size_t i = p->next < p->queue->len ? p->next++ : p->queue->len;
 		g_mutex_unlock(&p->lock);
-		if (i >= p->todo->len)
+		if (i >= p->queue->len)
 			break;
-		move_candidate(w, &g_array_index(p->todo, Candidate, i));
+		move_candidate(w, g_ptr_array_index(p->queue, i));
 	}
 	return NULL;
 }
@@ -243,6 +293,50 @@ static void run_workers(Plan *p, unsigned threads)
 	g_free(workers);
 }
 
+/* Worth a second donor: moved (or not) with runs left above the ideal. */
+static bool worth_retry(const Plan *p, const Candidate *c)
+{
+	if (c->result.outcome != E4_OUTCOME_IMPROVED && c->result.outcome != E4_OUTCOME_NO_GAIN)
+		return false;
+	E4FileFigures now = c->fig;
+	now.runs = c->result.runs_after;
+	return e4_defrag_needed(&now, &p->opts->file, e4_defrag_geometry(p->d)->block_size);
+}
+
+/* The files whose first donor was not good enough get a second one, once
+ * every other file has been moved: the first pass frees the old blocks of
+ * every file it moved, which is often the contiguous room that was missing
+ * (on a filesystem whose free space is fragmented, the freed runs of files
+ * that were interleaved join up). Freed blocks become allocatable only
+ * when the journal commits them: the filesystem is synced first. */
+static void retry_pass(Plan *p)
+{
+	g_ptr_array_set_size(p->queue, 0);
+	uint64_t bytes = 0;
+	for (size_t i = 0; i < p->todo->len; i++) {
+		Candidate *c = &g_array_index(p->todo, Candidate, i);
+		if (worth_retry(p, c)) {
+			g_ptr_array_add(p->queue, c);
+			bytes += c->result.size;
+		}
+	}
+	if (p->queue->len == 0)
+		return;
+	syncfs(p->mount_fd);
+	g_mutex_lock(&p->lock);
+	p->retrying = true;
+	p->next = 0;
+	p->sum->bytes_total += bytes;
+	report(p, NULL);
+	g_mutex_unlock(&p->lock);
+	run_workers(p, p->opts->threads);
+	/* Files left when the pass gave up count as done. */
+	g_mutex_lock(&p->lock);
+	if (!on_plan_cancelled(p))
+		p->sum->bytes_done = p->sum->bytes_total;
+	g_mutex_unlock(&p->lock);
+}
+
 static void clear_candidate(gpointer data)
 {
 	Candidate *c = data;
@@ -258,15 +352,23 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 		   .todo = g_array_new(FALSE, FALSE, sizeof(Candidate)),
 		   .dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free) };
 	g_array_set_clear_func(p.todo, clear_candidate);
+	p.queue = g_ptr_array_new();
 	g_mutex_init(&p.lock);
 	int rc = e4_walk(dirfd, e4_defrag_dev(d), plan_file, &p);
 	if (rc == 0) {
 		if (opts->worst_first && p.todo->len > 1)
 			qsort(p.todo->data, p.todo->len, sizeof(Candidate), worse_first);
+		for (size_t i = 0; i < p.todo->len; i++)
+			g_ptr_array_add(p.queue, &g_array_index(p.todo, Candidate, i));
 		run_workers(&p, opts->threads);
-		if (out->files_done < out->files_total || out->outcomes[E4_OUTCOME_CANCELLED])
+		bool cancelled = out->files_done < out->files_total || out->outcomes[E4_OUTCOME_CANCELLED] ||
+				 on_plan_cancelled(&p);
+		if (!cancelled)
+			retry_pass(&p);
+		if (cancelled || on_plan_cancelled(&p))
 			rc = -ECANCELED;
 	}
+	g_ptr_array_free(p.queue, TRUE);
 	g_array_free(p.todo, TRUE);
 	g_hash_table_destroy(p.dirs);
 	g_mutex_clear(&p.lock);

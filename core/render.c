@@ -208,9 +208,10 @@ static void render_defrag_result(GString *out, const E4DefragSummary *s)
 		if (s->skips[k])
 			g_string_append_printf(out, "skipped_%s: %" G_GUINT64_FORMAT "\n",
 					       e4_defrag_skip_name((E4DefragSkip)k), s->skips[k]);
-	g_string_append_printf(out, "runs_before: %" G_GUINT64_FORMAT "\nruns_after: %" G_GUINT64_FORMAT
-			       "\nbytes_moved: %" G_GUINT64_FORMAT "\nseconds: ",
-			       s->runs_before, s->runs_after, s->bytes_moved);
+	g_string_append_printf(out, "retried: %" G_GUINT64_FORMAT "\nruns_before: %" G_GUINT64_FORMAT
+			       "\nruns_after: %" G_GUINT64_FORMAT "\nbytes_moved: %" G_GUINT64_FORMAT
+			       "\nseconds: ",
+			       s->retried, s->runs_before, s->runs_after, s->bytes_moved);
 	append_real(out, s->seconds, 3);
 	g_string_append_c(out, '\n');
 	if (s->first_error)
