@@ -68,10 +68,15 @@ typedef struct {
 	GHashTable *visited;    /* directory inos of this scan: no cycles */
 } Scan;
 
+/* Files inspected by one pool task: one wake-up per batch, not per file
+ * (wake-ups were a tenth of a cold scan's CPU time). */
+#define BATCH 32
+
 typedef struct {
 	Scan *scan;
 	SharedDir *dir;
-	FileRec *rec;
+	size_t n;
+	FileRec *recs[BATCH];
 } Job;
 
 static int64_t ns(const struct timespec *ts)
@@ -128,7 +133,8 @@ static void run_job(gpointer data, gpointer user)
 	(void)user;
 	Job *job = data;
 	Scan *scan = job->scan;
-	inspect_rec(scan->tree, job->dir->fd, job->rec);
+	for (size_t i = 0; i < job->n; i++)
+		inspect_rec(scan->tree, job->dir->fd, job->recs[i]);
 	shared_dir_unref(job->dir);
 	g_free(job);
 	g_mutex_lock(&scan->lock);
@@ -137,7 +143,8 @@ static void run_job(gpointer data, gpointer user)
 	g_mutex_unlock(&scan->lock);
 }
 
-static void queue_job(Scan *scan, SharedDir *dir, FileRec *rec)
+/* Queues the inspection of recs[0..n), n <= BATCH. */
+static void queue_job(Scan *scan, SharedDir *dir, FileRec **recs, size_t n)
 {
 	g_mutex_lock(&scan->lock);
 	while (scan->pending >= MAX_PENDING)
@@ -146,7 +153,8 @@ static void queue_job(Scan *scan, SharedDir *dir, FileRec *rec)
 	g_mutex_unlock(&scan->lock);
 	Job *job = g_new(Job, 1);
 	g_atomic_int_inc(&dir->refs);
-	*job = (Job){ scan, dir, rec };
+	*job = (Job){ scan, dir, n, {0} };
+	memcpy(job->recs, recs, n * sizeof(*recs));
 	g_thread_pool_push(scan->tree->pool, job, NULL);
 }
 
@@ -243,6 +251,12 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	return rec;
 }
 
+static gint by_ino(gconstpointer a, gconstpointer b)
+{
+	const FileRec *x = *(FileRec *const *)a, *y = *(FileRec *const *)b;
+	return (x->ino > y->ino) - (x->ino < y->ino);
+}
+
 /* Brings the cached record of the open directory fd up to date. Consumes
  * fd. Returns the record, or NULL (the directory could not be read). */
 static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
@@ -264,13 +278,20 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	/* Watched and untouched since the last check: no stat per file. */
 	bool trusted = same && rec->clean;
 	SharedDir *dir = shared_dir_new(fd);
+	g_autoptr(GPtrArray) stale = g_ptr_array_new();
 	for (size_t i = 0; i < rec->nfiles; i++) {
 		FileRec *f = &rec->files[i];
 		bool fresh = trusted ? f->valid && !g_hash_table_remove(tree->forgotten, &f->ino)
 				     : still_valid(tree, fd, f);
 		if (!fresh)
-			queue_job(scan, dir, f);
+			g_ptr_array_add(stale, f);
 	}
+	/* In inode order: the inode table is then read forward, which ext4's
+	 * inode table readahead serves in large reads (names come in hash
+	 * order, which is random on disk). */
+	g_ptr_array_sort(stale, by_ino);
+	for (size_t i = 0; i < stale->len; i += BATCH)
+		queue_job(scan, dir, (FileRec **)stale->pdata + i, MIN(BATCH, stale->len - i));
 	shared_dir_unref(dir);
 	/* Events from now on mark it stale again (drained after the scan). */
 	rec->clean = tree->watch != NULL;
