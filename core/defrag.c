@@ -243,6 +243,8 @@ static void move_failed(Move *m, int rc)
 		set_skip(m->out, E4_DSKIP_NO_SPACE);
 	else if (rc == -ENODATA)
 		set_skip(m->out, E4_DSKIP_CHANGED); /* the range lost its blocks under us */
+	else if (rc == -EINVAL && fstat(m->rw, &st) == 0 && (uint64_t)st.st_size < m->out->size)
+		set_skip(m->out, E4_DSKIP_CHANGED); /* truncated: the range is past the end now */
 	else if (rc == -ETXTBSY && fstat(m->rw, &st) == 0)
 		set_skip(m->out, busy_text_reason(&st)); /* a swap file or program now */
 	else

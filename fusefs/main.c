@@ -62,6 +62,10 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		o->source = strdup(arg);
 		return 0;
 	}
+	/* fstab's x-* options (x-systemd.*, x-gvfs-*) are for other programs:
+	 * mount.fuse3 run by hand passes them on. */
+	if (key == FUSE_OPT_KEY_OPT && strncmp(arg, "x-", 2) == 0)
+		return 0;
 	return 1;
 }
 

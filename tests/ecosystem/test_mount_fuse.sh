@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Mounting as fstab and mount(8) do: the daemon accepts the fstab-only
-# options (nofail, _netdev, auto, noauto, user, users, defaults, rw) in the
+# options (nofail, _netdev, auto, noauto, user, users, defaults, rw, x-*) in the
 # foreground and daemonized, and tells a wrong option on stderr;
 # `mount.fuse3 "E4INFOFS#SRC" MNT -o
 # allow_other,nofail,_netdev` and `mount -t fuse "E4INFOFS#SRC" ...` give
@@ -23,7 +23,7 @@ mkdir -p "$SRC/a" "$SRC/b"
 "$MKFRAG" frag "$SRC/a" f 3 512 8
 "$MKFRAG" frag "$SRC/b" g 2 256 4
 sync
-OPTS_IGNORED=nofail,_netdev,auto,noauto,user,users,defaults,rw
+OPTS_IGNORED=nofail,_netdev,auto,noauto,user,users,defaults,rw,x-systemd.automount,x-systemd.requires-mounts-for=/home
 
 # The pid of the e4infofs process whose arguments include DIR.
 daemon_of() {
