@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <linux/fiemap.h>
 
+#include "freespace.h"
 #include "handle.h"
 #include "inspect.h"
 #include "walk.h"
@@ -165,9 +166,17 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 	return 0;
 }
 
+/* Files this large go first, whatever their rank: they need the largest
+ * free extents, which donors of smaller files would otherwise use up
+ * (small donors also fit in the holes that moving files frees). */
+#define LARGE_FILE (64u << 20)
+
 static int worse_first(const void *a, const void *b)
 {
 	const Candidate *x = a, *y = b;
+	bool xl = x->fig.size >= LARGE_FILE, yl = y->fig.size >= LARGE_FILE;
+	if (xl != yl)
+		return xl ? -1 : 1;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? 1 : -1;
 	return (x->order > y->order) - (x->order < y->order);
@@ -312,17 +321,24 @@ static bool worth_retry(const Plan *p, const Candidate *c)
 static void retry_pass(Plan *p)
 {
 	g_ptr_array_set_size(p->queue, 0);
+	syncfs(p->mount_fd);
+	/* Files that no donor could improve, even one made of the largest free
+	 * extents there are, are not tried (a try on a filesystem whose free
+	 * space is all small pieces costs a donor as large as the file). */
+	E4FreeSpace free;
+	bool known = e4_freespace_read(p->mount_fd, e4_defrag_geometry(p->d)->block_size, &free) == 0;
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < p->todo->len; i++) {
 		Candidate *c = &g_array_index(p->todo, Candidate, i);
-		if (worth_retry(p, c)) {
-			g_ptr_array_add(p->queue, c);
-			bytes += c->result.size;
-		}
+		if (!worth_retry(p, c))
+			continue;
+		if (known && e4_freespace_min_pieces(&free, c->fig.blocks) >= c->result.runs_after)
+			continue;
+		g_ptr_array_add(p->queue, c);
+		bytes += c->result.size;
 	}
 	if (p->queue->len == 0)
 		return;
-	syncfs(p->mount_fd);
 	g_mutex_lock(&p->lock);
 	p->retrying = true;
 	p->next = 0;

@@ -26,6 +26,31 @@ void e4_freespace_add(E4FreeSpace *fs, uint64_t blocks)
 	fs->free_blocks += blocks;
 }
 
+uint64_t e4_freespace_min_pieces(const E4FreeSpace *fs, uint64_t blocks)
+{
+	if (blocks == 0)
+		return 0;
+	if (blocks > fs->free_blocks)
+		return UINT64_MAX;
+	uint64_t pieces = 0;
+	for (int i = E4_FREE_BUCKETS - 1; i > 0 && blocks > 0; i--) {
+		uint64_t n = fs->bucket_extents[i];
+		if (n == 0)
+			continue;
+		/* Bucket i holds extents of [2^(i-1), 2^i) blocks: at most 2^i - 1
+		 * each, and none above the largest extent (the last bucket is open). */
+		uint64_t each = i < 63 ? (UINT64_C(1) << i) - 1 : UINT64_MAX;
+		if (each > fs->max_blocks || i == E4_FREE_BUCKETS - 1)
+			each = fs->max_blocks;
+		uint64_t need = (blocks + each - 1) / each;
+		if (need <= n)
+			return pieces + need;
+		pieces += n;
+		blocks = blocks > n * each ? blocks - n * each : 0;
+	}
+	return blocks > 0 ? UINT64_MAX : pieces;
+}
+
 int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out)
 {
 	*out = (E4FreeSpace){ .block_size = block_size };

@@ -24,3 +24,9 @@ int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out);
 
 /* Adds one free extent of `blocks` blocks. */
 void e4_freespace_add(E4FreeSpace *fs, uint64_t blocks);
+
+/* The fewest free extents of fs that could hold `blocks` blocks (taking
+ * the largest first, each as large as its bucket allows, the largest one
+ * no larger than max_blocks): a lower bound on the runs of any new
+ * allocation of that size. UINT64_MAX when the free space is too small. */
+uint64_t e4_freespace_min_pieces(const E4FreeSpace *fs, uint64_t blocks);
