@@ -122,7 +122,9 @@ def main():
     w(f"Produced by `{meta['command']}` (from the repository root) on "
       f"{meta['date']}, in {meta['duration_s'] / 60:.1f} min. Generated: do not "
       "edit by hand, run the command again. The method is described in "
-      "[the last section](#method).")
+      "[the last section](#method); what was profiled and changed to reach "
+      "these figures, and where the kernel sets the floor, in "
+      "[performance.md](performance.md).")
     if smoke:
         w("")
         w("**Smoke run**: tiny corpora (scale %g), one run. It checks that the "
@@ -403,7 +405,7 @@ the options); `--smoke` is registered as the meson test `bench_smoke`.
   written once to newly allocated space, without the kernel's page-by-page
   move path. It is synchronous and single-threaded, so for small files it
   is bound by per-file latency (open, allocate, two synchronous I/Os),
-  while e4infofs moves two files at a time: there it is a reference, not a
+  while e4infofs moves four files at a time: there it is a reference, not a
   hard bound.
 - **Memory.** VmHWM of the daemon after the first cold scan minus its
   VmRSS right after mounting, divided by `files` of the root's `stats`.
