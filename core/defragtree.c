@@ -318,25 +318,34 @@ static bool worth_retry(const Plan *p, const Candidate *c)
  * (on a filesystem whose free space is fragmented, the freed runs of files
  * that were interleaved join up). Freed blocks become allocatable only
  * when the journal commits them: the filesystem is synced first. */
-static void retry_pass(Plan *p)
+/* Queues the files worth a second donor; returns their bytes. Files that no
+ * donor could improve, even one made of the largest free extents there are
+ * (free: NULL when unknown), are left out: a try on a filesystem whose
+ * free space is all small pieces costs a donor as large as the file. */
+static uint64_t queue_retries(Plan *p, const E4FreeSpace *free)
 {
-	g_ptr_array_set_size(p->queue, 0);
-	syncfs(p->mount_fd);
-	/* Files that no donor could improve, even one made of the largest free
-	 * extents there are, are not tried (a try on a filesystem whose free
-	 * space is all small pieces costs a donor as large as the file). */
-	E4FreeSpace free;
-	bool known = e4_freespace_read(p->mount_fd, e4_defrag_geometry(p->d)->block_size, &free) == 0;
 	uint64_t bytes = 0;
+	g_ptr_array_set_size(p->queue, 0);
 	for (size_t i = 0; i < p->todo->len; i++) {
 		Candidate *c = &g_array_index(p->todo, Candidate, i);
 		if (!worth_retry(p, c))
 			continue;
-		if (known && e4_freespace_min_pieces(&free, c->fig.blocks) >= c->result.runs_after)
+		if (free && e4_freespace_min_pieces(free, c->fig.blocks) >= c->result.runs_after)
 			continue;
 		g_ptr_array_add(p->queue, c);
 		bytes += c->result.size;
 	}
+	return bytes;
+}
+
+static void retry_pass(Plan *p)
+{
+	if (queue_retries(p, NULL) == 0)
+		return;
+	syncfs(p->mount_fd);
+	E4FreeSpace free;
+	bool known = e4_freespace_read(p->mount_fd, e4_defrag_geometry(p->d)->block_size, &free) == 0;
+	uint64_t bytes = queue_retries(p, known ? &free : NULL);
 	if (p->queue->len == 0)
 		return;
 	g_mutex_lock(&p->lock);

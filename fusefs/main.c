@@ -77,7 +77,7 @@ static void usage(const char *prog)
 	       "of SOURCE appears as a directory holding score, extents, stats, stats.json\n"
 	       "(and report in directories). See e4infofs(8) and docs/.\n\n"
 	       "e4infofs options:\n"
-	       "    -o scan_threads=N      threads that map files during a scan (default 4)\n"
+	       "    -o scan_threads=N      threads that map files during a scan (default 16)\n"
 	       "    -o report_top=N        files listed in report (default 10)\n"
 	       "    -o timeout=SECONDS     kernel cache timeout of names and attributes (default 1)\n"
 	       "    -o defrag_threads=N    files one defrag job moves at once (default 4)\n"
@@ -234,7 +234,7 @@ out:
 int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	Options opts = { .scan_threads = 4, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
+	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
 			 .worst_first = 1, .watch = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
