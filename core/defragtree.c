@@ -12,10 +12,13 @@
 #include "inspect.h"
 #include "walk.h"
 
-/* The second pass stops after this many retries in a row gained nothing:
- * the free space has no room for better donors (each try allocates and
- * frees a donor as large as the file). */
-#define RETRY_GIVE_UP 32
+/* The second pass stops once retries in a row that gained nothing add up
+ * to this many bytes: the free space has no room for better donors, and
+ * each try allocates and frees a donor as large as the file. Counted in
+ * bytes, not files: 32 small files in a row that cannot be improved say
+ * little about the next ones (measured: corpus a gave up after 650 of
+ * about 50,000 retries that mostly succeed). */
+#define RETRY_GIVE_UP_BYTES (512ull << 20)
 
 typedef struct {
 	E4Handle *file;
@@ -34,7 +37,7 @@ typedef struct {
 	GArray *todo;      /* Candidate */
 	GPtrArray *queue;  /* Candidate * of the current pass, in order */
 	bool retrying;     /* the second pass */
-	unsigned fruitless; /* retries in a row that gained nothing */
+	uint64_t fruitless; /* bytes of the retries in a row that gained nothing */
 	GHashTable *dirs;  /* dir ino -> E4Handle */
 	GMutex lock;       /* guards sum, next and the callbacks */
 	E4DefragSummary *sum;
@@ -205,28 +208,29 @@ static bool on_cancelled(void *user)
 	return on_plan_cancelled(w->plan);
 }
 
-/* A second attempt replaces the first one's result only when it did
- * better: a retry that fails (the file went away, no space) or gains
- * nothing leaves the first outcome standing. */
+/* A second attempt counts as an improvement only when it did better: a
+ * retry that fails (the file went away, no space) or gains nothing leaves
+ * the first outcome standing. Whatever it moved is accounted for. */
 static void finish_retry(Plan *p, Candidate *c, const E4FileDefrag *res)
 {
 	g_mutex_lock(&p->lock);
 	E4DefragSummary *s = p->sum;
-	s->bytes_moved += res->bytes_moved;
+	bool better = res->outcome == E4_OUTCOME_IMPROVED && res->runs_after < c->result.runs_after;
 	s->retried++;
-	p->fruitless++;
-	if (res->outcome == E4_OUTCOME_IMPROVED && res->runs_after < c->result.runs_after) {
-		p->fruitless = 0;
-		s->outcomes[c->result.outcome]--;
-		s->outcomes[E4_OUTCOME_IMPROVED]++;
-		s->runs_after -= c->result.runs_after;
-		s->runs_after += res->runs_after;
-		c->result.outcome = E4_OUTCOME_IMPROVED;
+	p->fruitless = better ? 0 : p->fruitless + c->result.size;
+	if (res->bytes_moved > 0) {
+		s->bytes_moved += res->bytes_moved;
+		s->runs_after = s->runs_after - c->result.runs_after + res->runs_after;
 		c->result.runs_after = res->runs_after;
 		c->result.bytes_moved += res->bytes_moved;
-		if (p->opts->file_done)
-			p->opts->file_done(c->path, &c->result, p->opts->file.user);
 	}
+	if (better && c->result.outcome != E4_OUTCOME_IMPROVED) {
+		s->outcomes[c->result.outcome]--;
+		s->outcomes[E4_OUTCOME_IMPROVED]++;
+		c->result.outcome = E4_OUTCOME_IMPROVED;
+	}
+	if (res->bytes_moved > 0 && p->opts->file_done)
+		p->opts->file_done(c->path, &c->result, p->opts->file.user);
 	report(p, NULL);
 	g_mutex_unlock(&p->lock);
 }
@@ -275,7 +279,7 @@ static gpointer worker_main(gpointer data)
 		if (on_cancelled(w))
 			break;
 		g_mutex_lock(&p->lock);
-		if (p->retrying && p->fruitless >= RETRY_GIVE_UP)
+		if (p->retrying && p->fruitless >= RETRY_GIVE_UP_BYTES)
 			p->next = p->queue->len;
 		size_t i = p->next < p->queue->len ? p->next++ : p->queue->len;
 		g_mutex_unlock(&p->lock);
