@@ -84,6 +84,16 @@ mount_image() {
 	on_cleanup "umount '$dir' || umount -l '$dir'"
 }
 
+# A second copy of the test image ($IMG, mounted at $SRC), taken while A is
+# unmounted, mounted at DIR; A is mounted again.
+mount_copy_b() {
+	local dir=$1
+	umount "$SRC"
+	cp --sparse=always "$IMG" "$T/b.img"
+	mount "$LOOP" "$SRC" || fail "cannot mount A again"
+	mount_image "$T/b.img" "$dir"
+}
+
 forget_daemon() {
 	local pid=$1 i
 	wait "$pid" 2>/dev/null || true

@@ -20,13 +20,9 @@ drop_caches
 "${FSNAP[@]}" snap "$SRC" >"$T/snap.before"
 runs_before=$(sum_runs "$SRC")
 
-# Copy B of the image, taken while A is unmounted.
-umount "$SRC"
-cp --sparse=always "$IMG" "$T/b.img"
-mount "$LOOP" "$SRC" || fail "cannot mount A again"
 SRC_A=$SRC
 SRC_B=$T/srcB
-mount_image "$T/b.img" "$SRC_B"
+mount_copy_b "$SRC_B"
 check_eq "$(sum_runs "$SRC_B")" "$runs_before" "runs of copy B"
 
 # A: e4defrag (directory mode).

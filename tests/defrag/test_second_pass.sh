@@ -19,11 +19,8 @@ drop_caches
 "${FSNAP[@]}" snap "$SRC/tree" >"$T/snap.before"
 runs_before=$(sum_runs "$SRC/tree")
 
-umount "$SRC"
-cp --sparse=always "$IMG" "$T/b.img"
-mount "$LOOP" "$SRC" || fail "cannot mount A again"
 SRC_B=$T/srcB
-mount_image "$T/b.img" "$SRC_B"
+mount_copy_b "$SRC_B"
 
 e4defrag "$SRC/tree" >"$T/e4defrag.out" 2>&1 || log "e4defrag exited with $?"
 sync
