@@ -174,12 +174,31 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
  * (small donors also fit in the holes that moving files frees). */
 #define LARGE_FILE (64u << 20)
 
+static int large_first(const Candidate *x, const Candidate *y)
+{
+	bool xl = x->fig.size >= LARGE_FILE, yl = y->fig.size >= LARGE_FILE;
+	return xl == yl ? 0 : (xl ? -1 : 1);
+}
+
+/* Large files, then the others in walk order: files of a directory one
+ * after the other, so that files that were interleaved on disk are moved
+ * together and free whole runs for the next donors. */
+static int walk_order(const void *a, const void *b)
+{
+	const Candidate *x = a, *y = b;
+	int l = large_first(x, y);
+	if (l)
+		return l;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Large files, then the most fragmented first (e4defrag's rank). */
 static int worse_first(const void *a, const void *b)
 {
 	const Candidate *x = a, *y = b;
-	bool xl = x->fig.size >= LARGE_FILE, yl = y->fig.size >= LARGE_FILE;
-	if (xl != yl)
-		return xl ? -1 : 1;
+	int l = large_first(x, y);
+	if (l)
+		return l;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? 1 : -1;
 	return (x->order > y->order) - (x->order < y->order);
@@ -385,8 +404,9 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 	g_mutex_init(&p.lock);
 	int rc = e4_walk(dirfd, e4_defrag_dev(d), plan_file, &p);
 	if (rc == 0) {
-		if (opts->worst_first && p.todo->len > 1)
-			qsort(p.todo->data, p.todo->len, sizeof(Candidate), worse_first);
+		if (p.todo->len > 1)
+			qsort(p.todo->data, p.todo->len, sizeof(Candidate),
+			      opts->worst_first ? worse_first : walk_order);
 		for (size_t i = 0; i < p.todo->len; i++)
 			g_ptr_array_add(p.queue, &g_array_index(p.todo, Candidate, i));
 		run_workers(&p, opts->threads);

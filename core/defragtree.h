@@ -22,7 +22,7 @@ typedef struct {
 typedef struct {
 	E4DefragOpts file;      /* per-file options; its progress callback is
 	                         * replaced, the others are used as given */
-	bool worst_first;       /* most fragmented (e4defrag's rank) first */
+	bool worst_first;       /* most fragmented (e4defrag's rank) first; else walk order (large files first either way) */
 	unsigned threads;       /* files moved at once (0: 1) */
 	/* Called (serialized) whenever the summary changes, with the path of
 	 * the file being moved (relative to the subtree) or NULL. */

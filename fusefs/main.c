@@ -82,7 +82,7 @@ static void usage(const char *prog)
 	       "    -o timeout=SECONDS     kernel cache timeout of names and attributes (default 1)\n"
 	       "    -o defrag_threads=N    files one defrag job moves at once (default 4)\n"
 	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
-	       "    -o worst_first=0|1     defragment the most fragmented files first (default 1)\n"
+	       "    -o worst_first=0|1     defragment the most fragmented files first (default 0: directory by directory)\n"
 	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();
@@ -235,7 +235,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
-			 .worst_first = 1, .watch = 1 };
+			 .worst_first = 0, .watch = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||
