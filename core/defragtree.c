@@ -180,6 +180,11 @@ static int large_first(const Candidate *x, const Candidate *y)
 	return xl == yl ? 0 : (xl ? -1 : 1);
 }
 
+static int earlier_first(const Candidate *x, const Candidate *y)
+{
+	return (x->order > y->order) - (x->order < y->order);
+}
+
 /* Large files, then the others in walk order: files of a directory one
  * after the other, so that files that were interleaved on disk are moved
  * together and free whole runs for the next donors. */
@@ -187,9 +192,7 @@ static int walk_order(const void *a, const void *b)
 {
 	const Candidate *x = a, *y = b;
 	int l = large_first(x, y);
-	if (l)
-		return l;
-	return (x->order > y->order) - (x->order < y->order);
+	return l ? l : earlier_first(x, y);
 }
 
 /* Large files, then the most fragmented first (e4defrag's rank). */
@@ -201,7 +204,7 @@ static int worse_first(const void *a, const void *b)
 		return l;
 	if (x->rank != y->rank)
 		return x->rank < y->rank ? 1 : -1;
-	return (x->order > y->order) - (x->order < y->order);
+	return earlier_first(x, y);
 }
 
 static void on_file_progress(uint64_t bytes_done, void *user)
@@ -335,12 +338,6 @@ static bool worth_retry(const Plan *p, const Candidate *c)
 	return e4_defrag_needed(&now, &p->opts->file, e4_defrag_geometry(p->d)->block_size);
 }
 
-/* The files whose first donor was not good enough get a second one, once
- * every other file has been moved: the first pass frees the old blocks of
- * every file it moved, which is often the contiguous room that was missing
- * (on a filesystem whose free space is fragmented, the freed runs of files
- * that were interleaved join up). Freed blocks become allocatable only
- * when the journal commits them: the filesystem is synced first. */
 /* Queues the files worth a second donor; returns their bytes. Files that no
  * donor could improve, even one made of the largest free extents there are
  * (free: NULL when unknown), are left out: a try on a filesystem whose
@@ -361,6 +358,12 @@ static uint64_t queue_retries(Plan *p, const E4FreeSpace *free)
 	return bytes;
 }
 
+/* The files whose first donor was not good enough get a second one, once
+ * every other file has been moved: the first pass frees the old blocks of
+ * every file it moved, which is often the contiguous room that was missing
+ * (on a filesystem whose free space is fragmented, the freed runs of files
+ * that were interleaved join up). Freed blocks become allocatable only
+ * when the journal commits them: the filesystem is synced first. */
 static void retry_pass(Plan *p)
 {
 	if (queue_retries(p, NULL) == 0)

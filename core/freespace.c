@@ -39,7 +39,7 @@ uint64_t e4_freespace_min_pieces(const E4FreeSpace *fs, uint64_t blocks)
 			continue;
 		/* Bucket i holds extents of [2^(i-1), 2^i) blocks: at most 2^i - 1
 		 * each, and none above the largest extent (the last bucket is open). */
-		uint64_t each = i < 63 ? (UINT64_C(1) << i) - 1 : UINT64_MAX;
+		uint64_t each = (UINT64_C(1) << i) - 1;
 		if (each > fs->max_blocks || i == E4_FREE_BUCKETS - 1)
 			each = fs->max_blocks;
 		uint64_t need = (blocks + each - 1) / each;

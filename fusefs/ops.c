@@ -245,6 +245,13 @@ static int list_real(E4Fs *fs, Node *node, Listing *l)
 	return rc;
 }
 
+/* Entry i as a plain directory entry: inode number and type only. */
+static struct stat listing_stat(const Listing *l, size_t i)
+{
+	return (struct stat){ .st_ino = g_array_index(l->inos, uint64_t, i),
+			      .st_mode = g_array_index(l->types, mode_t, i) };
+}
+
 static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	E4Fs *fs = fs_of(req);
@@ -285,10 +292,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	g_autofree char *buf = g_malloc(size);
 	size_t used = 0;
 	for (size_t i = (size_t)off; i < l->names->len; i++) {
-		struct stat st = {
-			.st_ino = g_array_index(l->inos, uint64_t, i),
-			.st_mode = g_array_index(l->types, mode_t, i),
-		};
+		struct stat st = listing_stat(l, i);
 		size_t want = fuse_add_direntry(req, buf + used, size - used,
 						g_ptr_array_index(l->names, i), &st, (off_t)(i + 1));
 		if (want > size - used)
@@ -324,9 +328,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			break;
 		struct fuse_entry_param e;
 		if (!node || is_dot_or_dotdot(name) || lookup_entry(fs, &dirfd, node, name, &e) < 0)
-			e = (struct fuse_entry_param){
-				.attr = { .st_ino = g_array_index(l->inos, uint64_t, i),
-					  .st_mode = g_array_index(l->types, mode_t, i) } };
+			e = (struct fuse_entry_param){ .attr = listing_stat(l, i) };
 		used += fuse_add_direntry_plus(req, buf + used, size - used, name, &e, (off_t)(i + 1));
 	}
 	if (dirfd >= 0)
