@@ -16,6 +16,7 @@
 #include "figures.h"
 #include "moveext.h"
 #include "pagecache.h"
+#include "room.h"
 
 /* Small enough that a cancel or Ctrl-C is seen within ~50 ms at disk speed. */
 #define DEFAULT_CHUNK (4u << 20)
@@ -30,6 +31,7 @@ struct E4Defrag {
 	 * pieces of at most 32,767 blocks, and two donors allocated at once
 	 * interleave their pieces (measured: a 237 MB file got 13 runs). */
 	GMutex alloc_lock;
+	E4Room room; /* under alloc_lock */
 };
 
 static const char *const outcome_names[E4_OUTCOME__COUNT] = {
@@ -72,6 +74,7 @@ E4Defrag *e4_defrag_new(const E4FsInfo *fs)
 	d->dax = fs->dax;
 	g_mutex_init(&d->lock);
 	g_mutex_init(&d->alloc_lock);
+	e4_room_init(&d->room, d->geom.block_size);
 	d->busy = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	return d;
 }
@@ -263,6 +266,7 @@ static int move_chunk(Move *m, uint64_t start, uint64_t blocks)
 	uint32_t bs = m->d->geom.block_size;
 	uint64_t moved = 0;
 	e4_cache_prepare(m->rw, &m->cache, start * bs, blocks * bs);
+	e4_cache_fill(m->rw, start * bs, blocks * bs);
 	int rc = e4_move_range(m->rw, m->donor, start, blocks, &moved);
 	m->out->bytes_moved += moved * bs;
 	/* Start writing the moved pages back now; they are dropped (waiting
@@ -303,6 +307,47 @@ static void move_all(Move *m)
 		move_failed(m, rc);
 }
 
+/* Allocates a donor for ranges of a file in `runs` runs, one at a time,
+ * and maps it into map and fig. Returns 0 with the donor's fd in *donor,
+ * 1 when the free space could not give a donor in fewer runs (nothing
+ * allocated), or -errno. A donor in more runs than its ideal is tried once
+ * more after a journal commit when the blocks freed by the moves before
+ * could make the difference: that lets a filesystem whose free space is
+ * all small pieces fill the room that moved files leave. */
+static int allocate_donor(E4Defrag *d, int dirfd, const E4Ranges *ranges, uint32_t runs,
+			  int *donor, E4ExtentMap *map, E4FileFigures *fig)
+{
+	uint64_t blocks = e4_ranges_blocks(ranges);
+	int rc = 1;
+	*donor = -1;
+	g_mutex_lock(&d->alloc_lock);
+	if (e4_room_hopeless(&d->room, dirfd, blocks, runs, g_get_monotonic_time()))
+		goto out;
+	*donor = e4_donor_create(dirfd, ranges, d->geom.block_size);
+	rc = *donor < 0 ? *donor : runs_of(*donor, &d->geom, map, fig);
+	if (rc >= 0 && fig->runs > fig->ideal &&
+	    e4_room_commit_may_help(&d->room, blocks * d->geom.block_size)) {
+		/* The donor's allocation is in the running transaction: syncing
+		 * it commits that, with every free before it. */
+		fsync(*donor);
+		e4_room_committed(&d->room);
+		close(*donor);
+		*donor = e4_donor_create(dirfd, ranges, d->geom.block_size);
+		rc = *donor < 0 ? *donor : runs_of(*donor, &d->geom, map, fig);
+	}
+	if (rc >= 0)
+		e4_room_donor(&d->room, blocks, fig->runs, runs, g_get_monotonic_time());
+	if (rc < 0 && *donor >= 0)
+		close(*donor);
+	if (rc < 0)
+		*donor = -1;
+	else
+		rc = 0;
+out:
+	g_mutex_unlock(&d->alloc_lock);
+	return rc;
+}
+
 /* With the file open read-write and claimed: compare a donor, move. */
 static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts *opts,
 			E4FileDefrag *out)
@@ -328,19 +373,17 @@ static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts
 		set_skip(out, E4_DSKIP_NO_SPACE);
 		goto out;
 	}
-	g_mutex_lock(&d->alloc_lock);
-	m.donor = e4_donor_create(donor_dirfd, &m.ranges, d->geom.block_size);
-	g_mutex_unlock(&d->alloc_lock);
-	if (m.donor < 0) {
-		if (m.donor == -ENOSPC || m.donor == -EDQUOT)
-			set_skip(out, E4_DSKIP_NO_SPACE);
-		else
-			set_failed(out, -m.donor);
+	E4FileFigures donor_fig;
+	int rc = allocate_donor(d, donor_dirfd, &m.ranges, fig.runs, &m.donor, &map, &donor_fig);
+	if (rc == -ENOSPC || rc == -EDQUOT) {
+		set_skip(out, E4_DSKIP_NO_SPACE);
 		goto out;
 	}
-	E4FileFigures donor_fig;
-	int donor_runs = runs_of(m.donor, &d->geom, &map, &donor_fig);
-	if (donor_runs < 0 || (uint32_t)donor_runs >= fig.runs) {
+	if (rc < 0) {
+		set_failed(out, -rc);
+		goto out;
+	}
+	if (rc > 0 || donor_fig.runs >= fig.runs) {
 		out->outcome = E4_OUTCOME_NO_GAIN;
 		goto out;
 	}
@@ -351,6 +394,9 @@ static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts
 	 * the swap; with data=writeback nothing orders them: sync. */
 	if (d->data_writeback)
 		fdatasync(rw);
+	g_mutex_lock(&d->alloc_lock);
+	e4_room_freed(&d->room, out->bytes_moved);
+	g_mutex_unlock(&d->alloc_lock);
 	runs = runs_of(rw, &d->geom, &map, &fig);
 	if (runs >= 0)
 		out->runs_after = (uint32_t)runs;

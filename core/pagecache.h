@@ -27,6 +27,14 @@ void e4_cache_prepare(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint
  * was found. */
 void e4_cache_restore(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len);
 
+/* Reads [offset, offset + len) (bytes) into the cache before it is moved,
+ * in large requests, without waiting for them. The move reads each page
+ * it finds uncached synchronously, 4 KiB at a time; pages read ahead are
+ * small (order-0) folios, which it moves quickly (a page cached by an
+ * ordinary read may sit in a large folio, which it moves ~10x slower, see
+ * e4_cache_prepare). */
+void e4_cache_fill(int fd, uint64_t offset, uint64_t len);
+
 /* Starts writing back the dirty pages of [offset, offset + len) without
  * waiting, so that a later restore finds them written. */
 void e4_cache_writeback(int fd, uint64_t offset, uint64_t len);

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# SIGKILL of the daemon at a random moment of a subtree job (0.1 to 1.5 s
-# into it: during the walk, a donor's allocation or a move), 4 rounds, the
+# SIGKILL of the daemon at a random moment of a subtree job (once it has
+# done 0 to 69% of its bytes, a random target per round: during the walk, a
+# donor's allocation or a move; a time would not do, a job here takes well
+# under a second), 4 rounds, the
 # same mount point mounted again each time: after every round each file
 # holds its content; after the last, e2fsck -fn is clean and no space leaked:
 # once the source was unmounted and mounted again (orphans processed),
@@ -15,7 +17,7 @@ setup_image 512
 ROUNDS=4
 
 mkdir -p "$SRC/d/sub" "$SRC/e"
-"$MKFRAG" frag "$SRC/d" big 4 32768 16      # 4 x 32 MiB, 2048 runs each
+"$MKFRAG" frag "$SRC/d" big 4 49152 16      # 4 x 48 MiB, 3072 runs each
 "$MKFRAG" frag "$SRC/d/sub" m 8 4096 8      # 8 x 4 MiB, 512 runs each
 "$MKFRAG" frag "$SRC/e" s 20 256 4          # 20 x 256 KiB, 64 runs each
 sync
@@ -45,9 +47,18 @@ for round in $(seq "$ROUNDS"); do
 	( echo 1 >"$MNT/defrag" ) 2>"$T/job.$round.err" &
 	job=$!
 	wait_state "$MNT/defrag" running 10
-	delay=0.$((RANDOM % 14 + 1))
-	sleep "$delay"
-	st=$(tr '\n' ' ' <"$MNT/defrag")
+	target=$((RANDOM % 70))
+	pct=0
+	for _ in $(seq 4000); do
+		st=$(tr '\n' ' ' <"$MNT/defrag")
+		[[ $st == "state: running"* ]] || break
+		[ "$target" = 0 ] && break # during the walk, or the first donor
+		# bytes_total is 0 until the walk has planned the job
+		[[ $st =~ bytes_total:\ [1-9] ]] || continue
+		[[ $st =~ percent:\ ([0-9]+) ]] && pct=${BASH_REMATCH[1]}
+		[ "$pct" -ge "$target" ] && break
+		sleep 0.002
+	done
 	if [[ $st == "state: running"* ]]; then
 		killed=$((killed + 1))
 	fi
@@ -60,7 +71,7 @@ for round in $(seq "$ROUNDS"); do
 	_umount_fuse "$MNT"
 	_is_mounted "$MNT" && fail "round $round: cannot unmount the dead FUSE mount"
 	runs=$(sum_runs "$SRC")
-	log "round $round ($(elapsed_ms "$T0") ms): killed ${delay}s into the job ($st); writer status $rc: $(cat "$T/job.$round.err"); runs now $runs"
+	log "round $round ($(elapsed_ms "$T0") ms): killed at ${pct}% of the job (target ${target}%; $st); writer status $rc: $(cat "$T/job.$round.err"); runs now $runs"
 	drop_caches
 	check_content "round $round"
 done
