@@ -1,5 +1,7 @@
 #include "room.h"
 
+#include <glib.h>
+
 void e4_room_init(E4Room *r, uint32_t block_size)
 {
 	*r = (E4Room){ .block_size = block_size };
@@ -7,7 +9,9 @@ void e4_room_init(E4Room *r, uint32_t block_size)
 
 void e4_room_read(E4Room *r, int fd, int64_t now_us)
 {
+	int64_t t0 = g_get_monotonic_time();
 	r->known = e4_freespace_read(fd, r->block_size, &r->free) == 0;
+	r->read_cost = g_get_monotonic_time() - t0;
 	r->read_at = now_us;
 	r->committed = false;
 	/* The moves since the last commit may not be on the map yet. */
@@ -23,12 +27,23 @@ static bool like_last_miss(const E4Room *r, uint64_t blocks, uint32_t runs, int6
 	       r->freed_total - r->miss_freed < blocks * r->block_size;
 }
 
+static int64_t max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+static bool stale(const E4Room *r, int64_t now_us)
+{
+	int64_t age = now_us - r->read_at, floor = r->read_cost * E4_ROOM_COST_FACTOR;
+	return age > max64(E4_ROOM_MAX_AGE_US, floor) ||
+	       (r->committed && age > max64(E4_ROOM_MIN_AGE_US, floor));
+}
+
 bool e4_room_hopeless(E4Room *r, int fd, uint64_t blocks, uint32_t runs, int64_t now_us)
 {
 	if (like_last_miss(r, blocks, runs, now_us))
 		return true;
-	int64_t age = now_us - r->read_at;
-	if (r->read_at == 0 || age > E4_ROOM_MAX_AGE_US || (r->committed && age > E4_ROOM_MIN_AGE_US))
+	if (r->read_at == 0 || stale(r, now_us))
 		e4_room_read(r, fd, now_us);
 	if (!r->known)
 		return false;

@@ -11,13 +11,15 @@
 
 #include "freespace.h"
 
-/* The map is read again when older than this (other writers free and
- * allocate too), or, after a forced commit put the moves' frees on it,
- * when older than E4_ROOM_MIN_AGE_US: a read of a map of ~100,000 free
- * extents takes ~25 ms, which must stay a small share of the time.
- * Microseconds. */
+/* The map is read again when older than E4_ROOM_MAX_AGE_US (other
+ * writers free and allocate too), or, after a forced commit put the moves'
+ * frees on it, when older than E4_ROOM_MIN_AGE_US; and never sooner than
+ * E4_ROOM_COST_FACTOR times the last read took, so that reading stays a
+ * small share of the time whatever the map's size (~25 ms for ~100,000
+ * free extents here). Microseconds. */
 #define E4_ROOM_MAX_AGE_US (10 * 1000000LL)
 #define E4_ROOM_MIN_AGE_US (1000000LL)
+#define E4_ROOM_COST_FACTOR 50
 
 /* A commit is worth forcing only when at least this much was moved since
  * the last one: a commit costs a journal write and a cache flush (a few
@@ -29,6 +31,7 @@ typedef struct {
 	E4FreeSpace free;          /* the last map read */
 	bool known;                /* the map could be read (GETFSMAP, root) */
 	int64_t read_at;           /* monotonic microseconds; 0 never read */
+	int64_t read_cost;         /* how long the last read took, microseconds */
 	uint64_t freed_unmapped;   /* bytes moved since the map was read */
 	uint64_t freed_uncommitted; /* bytes moved since the last forced commit */
 	bool committed;            /* a commit was forced since the map was read */
@@ -49,7 +52,8 @@ typedef struct {
 void e4_room_init(E4Room *r, uint32_t block_size);
 
 /* Reads the free-space map of the filesystem of fd now (at monotonic time
- * now_us). A failure (not root, no GETFSMAP) leaves the room unknown. */
+ * now_us), measuring how long that takes. A failure (not root, no
+ * GETFSMAP) leaves the room unknown. */
 void e4_room_read(E4Room *r, int fd, int64_t now_us);
 
 /* True when a donor of `blocks` blocks for a file in `runs` runs is not

@@ -82,6 +82,22 @@ START_TEST(map_read_again_after_commit)
 }
 END_TEST
 
+START_TEST(slow_reads_are_rarer)
+{
+	E4Room r = room_of(1000, 8);
+	r.read_cost = SEC; /* a huge map: one read took 1 s */
+	e4_room_freed(&r, 64 << 20);
+	e4_room_committed(&r);
+	/* Not again within 50 times its cost, neither after a commit nor
+	 * after E4_ROOM_MAX_AGE_US. */
+	ck_assert(!e4_room_hopeless(&r, -1, 800, 50, T0 + 49 * SEC));
+	ck_assert(r.known);
+	ck_assert(!e4_room_hopeless(&r, -1, 800, 50, T0 + 50 * SEC + 1));
+	ck_assert(!r.known); /* read again (fd -1) */
+	ck_assert_int_lt(r.read_cost, SEC);
+}
+END_TEST
+
 START_TEST(a_miss_predicts_misses)
 {
 	/* The map alone would allow anything: one free extent of 1M blocks. */
@@ -148,6 +164,7 @@ static Suite *room_suite(void)
 	tcase_add_test(tc, unknown_map_never_hopeless);
 	tcase_add_test(tc, map_read_again_when_old);
 	tcase_add_test(tc, map_read_again_after_commit);
+	tcase_add_test(tc, slow_reads_are_rarer);
 	tcase_add_test(tc, a_miss_predicts_misses);
 	tcase_add_test(tc, a_miss_is_forgotten);
 	tcase_add_test(tc, commit_worth_forcing);
