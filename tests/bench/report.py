@@ -328,11 +328,13 @@ def main():
     w("## Notes")
     w("")
     notes = list(meta.get("notes", []))
-    ls, le = meta["load_start"].split(), meta["load_end"].split()
-    if max(float(x) for x in ls + le) > 0.5:
-        notes.append(f"The machine was not idle: load average {meta['load_start']} at the start, "
-                     f"{meta['load_end']} at the end (other processes competing for {meta['nproc']} "
-                     "cores and the disk); timings are noisy.")
+    ls = meta["load_start"].split()
+    if float(ls[0]) > 0.5:
+        notes.append(f"The machine was not idle when the run started: load average "
+                     f"{meta['load_start']} (1, 5, 15 min; other processes competing for "
+                     f"{meta['nproc']} cores and the disk); timings may be noisy.")
+    notes.append("The load average at the end counts the run's own work (its processes "
+                 "waiting on the disk count as load).")
     noisy = []
     for (c, v) in combos:
         r = rs[(c, v)]
