@@ -2,6 +2,7 @@
  * per-file figures computed from an extent map. */
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/fiemap.h>
 
 #include "figures.h"
@@ -175,6 +176,69 @@ START_TEST(e4d_backwards)
 	/* logical order is the reverse of the physical order */
 	E4Extent e[] = { blk(0, 300, 1, 0), blk(1, 200, 1, 0), blk(2, 100, 1, 0) };
 	ck_assert_uint_eq(e4_count_e4defrag_runs(e, N(e), BS), 3);
+}
+END_TEST
+
+/* e4defrag's own algorithm, literally: sort by physical start, compare
+ * each record with the next, circularly. */
+static int ref_by_physical(const void *a, const void *b)
+{
+	const E4Extent *x = a, *y = b;
+	return (x->physical > y->physical) - (x->physical < y->physical);
+}
+
+static uint32_t ref_e4defrag_runs(const E4Extent *ext, size_t n)
+{
+	E4Extent *l = malloc(n * sizeof(*l));
+	memcpy(l, ext, n * sizeof(*l));
+	qsort(l, n, sizeof(*l), ref_by_physical);
+	uint32_t runs = 0;
+	for (size_t i = 0; i < n; i++) {
+		const E4Extent *next = &l[(i + 1) % n];
+		if (l[i].physical + l[i].length != next->physical ||
+		    l[i].logical + l[i].length != next->logical)
+			runs++;
+	}
+	free(l);
+	return runs;
+}
+
+START_TEST(e4d_logical_order_equals_sorting)
+{
+	/* Random valid maps (logical order, no overlap): pieces of a file
+	 * placed in a random physical order, some of them adjacent, some
+	 * after logical holes. The count without sorting must equal e4defrag's
+	 * sorted count, records by records. */
+	srand(12345);
+	for (int round = 0; round < 2000; round++) {
+		size_t n = 1 + (size_t)(rand() % 40);
+		E4Extent e[40];
+		uint64_t lpos = 0, slot_len[40], order[40];
+		for (size_t i = 0; i < n; i++) {
+			lpos += rand() % 4 == 0 ? (uint64_t)(rand() % 3) : 0; /* a hole */
+			slot_len[i] = 1 + (uint64_t)(rand() % 5);
+			e[i] = blk(lpos, 0, slot_len[i], 0);
+			lpos += slot_len[i];
+			order[i] = i;
+		}
+		/* physical order: runs of logically consecutive pieces kept
+		 * together (adjacent), runs shuffled */
+		for (size_t i = n - 1; i > 0; i--) {
+			if (rand() % 3 == 0)
+				continue;
+			size_t j = (size_t)rand() % (i + 1);
+			uint64_t t = order[i];
+			order[i] = order[j];
+			order[j] = t;
+		}
+		uint64_t ppos = 1000;
+		for (size_t k = 0; k < n; k++) {
+			ppos += rand() % 3 == 0 ? 0 : (uint64_t)(rand() % 4);
+			e[order[k]].physical = ppos * BS;
+			ppos += slot_len[order[k]];
+		}
+		ck_assert_uint_eq(e4_count_e4defrag_runs(e, n, BS), ref_e4defrag_runs(e, n));
+	}
 }
 END_TEST
 
@@ -361,6 +425,7 @@ static Suite *figures_suite(void)
 	tcase_add_test(tc, e4d_physical_order);
 	tcase_add_test(tc, e4d_logical_gap);
 	tcase_add_test(tc, e4d_backwards);
+	tcase_add_test(tc, e4d_logical_order_equals_sorting);
 	tcase_add_test(tc, best_no_geometry);
 	tcase_add_test(tc, best_flex);
 	tcase_add_test(tc, best_no_flex);
