@@ -202,6 +202,10 @@ def main():
     w("")
     w(f"{n_pass} PASS, {n_miss} MISS." + (" (Smoke run: targets are not checked against tiny corpora's timings.)" if smoke else ""))
     w("")
+    if n_miss and not smoke:
+        w("Each miss is explained, with the profile or measurement behind it and where the kernel "
+          "sets the floor, in [performance.md](performance.md#the-full-run-target-by-target).")
+        w("")
 
     # ---- corpora --------------------------------------------------------
     w("## Corpora")
