@@ -501,6 +501,13 @@ bench_scan() {
 	if [ "$b1" != $((b0 + 4096)) ]; then
 		err "change not visible: stats bytes $b0 before, $b1 after appending 4096 bytes to $CHANGE_FILE"
 	fi
+	# the kernel's share of that re-read: FIEMAP of the changed file alone
+	if out=$("${TOOL[@]}" fiemap-time "$src/$CHANGE_FILE"); then
+		rec change_fiemap_s "$r" "$(jget "$out" seconds)"
+		rec change_fiemap_records "$r" "$(jget "$out" records)"
+	else
+		err "benchtool fiemap-time $CHANGE_FILE failed"
+	fi
 	fuse_umount "$mnt"
 }
 
