@@ -307,6 +307,21 @@ static void move_all(Move *m)
 		move_failed(m, rc);
 }
 
+/* A new donor for ranges, mapped into map and fig: its fd, or -errno. */
+static int mapped_donor(E4Defrag *d, int dirfd, const E4Ranges *ranges, E4ExtentMap *map,
+			E4FileFigures *fig)
+{
+	int donor = e4_donor_create(dirfd, ranges, d->geom.block_size);
+	if (donor < 0)
+		return donor;
+	int rc = runs_of(donor, &d->geom, map, fig);
+	if (rc < 0) {
+		close(donor);
+		return rc;
+	}
+	return donor;
+}
+
 /* Allocates a donor for ranges of a file in `runs` runs, one at a time,
  * and maps it into map and fig. Returns 0 with the donor's fd in *donor,
  * 1 when the free space could not give a donor in fewer runs (nothing
@@ -318,33 +333,25 @@ static int allocate_donor(E4Defrag *d, int dirfd, const E4Ranges *ranges, uint32
 			  int *donor, E4ExtentMap *map, E4FileFigures *fig)
 {
 	uint64_t blocks = e4_ranges_blocks(ranges);
-	int rc = 1;
-	*donor = -1;
+	int fd = -1, rc = 1;
 	g_mutex_lock(&d->alloc_lock);
-	if (e4_room_hopeless(&d->room, dirfd, blocks, runs, g_get_monotonic_time()))
-		goto out;
-	*donor = e4_donor_create(dirfd, ranges, d->geom.block_size);
-	rc = *donor < 0 ? *donor : runs_of(*donor, &d->geom, map, fig);
-	if (rc >= 0 && fig->runs > fig->ideal &&
-	    e4_room_commit_may_help(&d->room, blocks * d->geom.block_size)) {
-		/* The donor's allocation is in the running transaction: syncing
-		 * it commits that, with every free before it. */
-		fsync(*donor);
-		e4_room_committed(&d->room);
-		close(*donor);
-		*donor = e4_donor_create(dirfd, ranges, d->geom.block_size);
-		rc = *donor < 0 ? *donor : runs_of(*donor, &d->geom, map, fig);
+	if (!e4_room_hopeless(&d->room, dirfd, blocks, runs, g_get_monotonic_time())) {
+		fd = mapped_donor(d, dirfd, ranges, map, fig);
+		if (fd >= 0 && fig->runs > fig->ideal &&
+		    e4_room_commit_may_help(&d->room, blocks * d->geom.block_size)) {
+			/* The donor's allocation is in the running transaction:
+			 * syncing it commits that, with every free before it. */
+			fsync(fd);
+			e4_room_committed(&d->room);
+			close(fd);
+			fd = mapped_donor(d, dirfd, ranges, map, fig);
+		}
+		if (fd >= 0)
+			e4_room_donor(&d->room, blocks, fig->runs, runs, g_get_monotonic_time());
+		rc = fd < 0 ? fd : 0;
 	}
-	if (rc >= 0)
-		e4_room_donor(&d->room, blocks, fig->runs, runs, g_get_monotonic_time());
-	if (rc < 0 && *donor >= 0)
-		close(*donor);
-	if (rc < 0)
-		*donor = -1;
-	else
-		rc = 0;
-out:
 	g_mutex_unlock(&d->alloc_lock);
+	*donor = fd < 0 ? -1 : fd;
 	return rc;
 }
 

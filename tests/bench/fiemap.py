@@ -29,54 +29,49 @@ _EXT = struct.Struct("=QQQQQIIII")       # struct fiemap_extent (56 bytes)
 _BATCH = 512
 
 
-def records(fd):
-    out = []
+_DAEMON_BATCH = 584  # core/fiemap.c's BATCH
+
+
+def _batches(fd, batch):
+    """Yields (buf, mapped) for each FIEMAP call (FIEMAP_FLAG_SYNC) over
+    the whole file, batch records at a time, the last one possibly empty;
+    buf is reused by the next call. Unpacks only the last record of each
+    batch, to go on."""
+    buf = bytearray(_HDR.size + _EXT.size * batch)
     start = 0
     while True:
-        buf = bytearray(_HDR.size + _EXT.size * _BATCH)
         _HDR.pack_into(buf, 0, start, 0xFFFFFFFFFFFFFFFF - start,
-                       FIEMAP_FLAG_SYNC, 0, _BATCH, 0)
+                       FIEMAP_FLAG_SYNC, 0, batch, 0)
         fcntl.ioctl(fd, FS_IOC_FIEMAP, buf, True)
         mapped = _HDR.unpack_from(buf, 0)[3]
+        yield buf, mapped
         if mapped == 0:
-            return out
-        last = False
+            return
+        lo, _ph, ln, _r1, _r2, fl, _a, _b, _c = _EXT.unpack_from(
+            buf, _HDR.size + (mapped - 1) * _EXT.size)
+        if fl & FIEMAP_EXTENT_LAST:
+            return
+        start = lo + ln
+
+
+def records(fd):
+    out = []
+    for buf, mapped in _batches(fd, _BATCH):
         for i in range(mapped):
             lo, ph, ln, _r1, _r2, fl, _a, _b, _c = _EXT.unpack_from(
                 buf, _HDR.size + i * _EXT.size)
             out.append((lo, ph, ln, fl))
-            if fl & FIEMAP_EXTENT_LAST:
-                last = True
-        if last:
-            return out
-        lo, ph, ln, fl = out[-1]
-        start = lo + ln
-
-
-_DAEMON_BATCH = 584  # core/fiemap.c's BATCH
+    return out
 
 
 def map_seconds(path):
     fd = os.open(path, os.O_RDONLY)
     try:
-        buf = bytearray(_HDR.size + _EXT.size * _DAEMON_BATCH)
         n = calls = 0
-        start = 0
         t0 = time.perf_counter()
-        while True:
-            _HDR.pack_into(buf, 0, start, 0xFFFFFFFFFFFFFFFF - start,
-                           FIEMAP_FLAG_SYNC, 0, _DAEMON_BATCH, 0)
-            fcntl.ioctl(fd, FS_IOC_FIEMAP, buf, True)
+        for _buf, mapped in _batches(fd, _DAEMON_BATCH):
             calls += 1
-            mapped = _HDR.unpack_from(buf, 0)[3]
-            if mapped == 0:
-                break
             n += mapped
-            lo, _ph, ln, _r1, _r2, fl, _a, _b, _c = _EXT.unpack_from(
-                buf, _HDR.size + (mapped - 1) * _EXT.size)
-            if fl & FIEMAP_EXTENT_LAST:
-                break
-            start = lo + ln
         return n, calls, time.perf_counter() - t0
     finally:
         os.close(fd)

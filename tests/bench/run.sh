@@ -221,6 +221,15 @@ slurp() {
 	# read's status is 1 at end of file: the normal case here
 	[ "$st" -le 1 ]
 }
+# timed_slurp FILE KEY RUN: slurp FILE and record the seconds it took as
+# KEY of RUN; the status is slurp's.
+timed_slurp() {
+	local t0=$EPOCHREALTIME t1 st=0
+	slurp "$1" || st=$?
+	t1=$EPOCHREALTIME
+	rec "$2" "$3" "$(since "$t0" "$t1")"
+	return "$st"
+}
 # jget JSON KEY: a value of a flat JSON object (numbers, simple strings, null)
 jget() {
 	local re="\"$2\": *(\"[^\"]*\"|[^,}]*)" v
@@ -439,7 +448,7 @@ bench_defrag() {
 }
 
 bench_scan() {
-	local d=$1 r=$2 t0 t1 t out s_e4d s_e4i rss0 hwm m0 m1 m2 b0 b1
+	local d=$1 r=$2 t0 t out s_e4d s_e4i rss0 hwm m0 m1 m2 b0 b1
 	local src=$d/m/tree mnt=$d/fm
 	log "corpus $CUR_C/$CUR_V: scan run $r"
 	drop_caches
@@ -463,11 +472,8 @@ bench_scan() {
 	fuse_mount "$src" "$mnt"
 	rss0=$(awk '/^VmRSS:/ { print $2 }' "/proc/$FPID/status")
 	drop_caches
-	t0=$EPOCHREALTIME
-	slurp "$mnt/score" || err "reading score failed"
-	t1=$EPOCHREALTIME
+	timed_slurp "$mnt/score" scan_cold_s "$r" || err "reading score failed"
 	s_e4i=${SLURP%$'\n'}
-	rec scan_cold_s "$r" "$(since "$t0" "$t1")"
 	hwm=$(awk '/^VmHWM:/ { print $2 }' "/proc/$FPID/status")
 	rec e4i_score "$r" "${s_e4i:--1}"
 	rec rss_after_mount_kib "$r" "$rss0"
@@ -477,10 +483,7 @@ bench_scan() {
 		err "scores differ: e4infofs ${s_e4i:-none}, e4defrag -c $s_e4d"
 	fi
 	m0=$(awk '$1 == "e4infofs_inspections_total" { print $2 }' "$mnt/metrics")
-	t0=$EPOCHREALTIME
-	slurp "$mnt/score" || err "reading score (reread) failed"
-	t1=$EPOCHREALTIME
-	rec scan_reread_s "$r" "$(since "$t0" "$t1")"
+	timed_slurp "$mnt/score" scan_reread_s "$r" || err "reading score (reread) failed"
 	[ "${SLURP%$'\n'}" = "$s_e4i" ] || err "score changed on a re-read with nothing changed: $s_e4i -> ${SLURP%$'\n'}"
 	m1=$(awk '$1 == "e4infofs_inspections_total" { print $2 }' "$mnt/metrics")
 	rec reread_inspections "$r" "$((m1 - m0))"
@@ -491,10 +494,7 @@ bench_scan() {
 	rec runs_before "$r" "$(stat_key "$d/stats-scan.$r.txt" runs)"
 	# one file changes: a block appended
 	head -c 4096 /dev/urandom >>"$src/$CHANGE_FILE" || err "append to $CHANGE_FILE failed"
-	t0=$EPOCHREALTIME
-	slurp "$mnt/score" || err "reading score (after a change) failed"
-	t1=$EPOCHREALTIME
-	rec scan_change_s "$r" "$(since "$t0" "$t1")"
+	timed_slurp "$mnt/score" scan_change_s "$r" || err "reading score (after a change) failed"
 	m2=$(awk '$1 == "e4infofs_inspections_total" { print $2 }' "$mnt/metrics")
 	rec change_inspections "$r" "$((m2 - m1))"
 	b1=$(stat_key "$mnt/stats" bytes)
