@@ -116,6 +116,25 @@ static E4Handle *dir_handle(Plan *p, int dirfd)
 	return h;
 }
 
+/* The handles of the file name in dirfd (*fh, new) and of dirfd itself
+ * (*dh, the plan's). 0, or -errno with nothing to free: the errno of the
+ * step that failed, never a later call's. */
+static int candidate_handles(Plan *p, int dirfd, const char *name, E4Handle **fh, E4Handle **dh)
+{
+	*fh = *dh = NULL;
+	int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	*fh = e4_handle_of(fd);
+	int rc = *fh ? 0 : -errno;
+	close(fd);
+	if (rc == 0 && !(*dh = dir_handle(p, dirfd)))
+		rc = -errno;
+	if (rc < 0)
+		g_clear_pointer(fh, g_free);
+	return rc;
+}
+
 /* The outcome of a file the plan could not map. */
 static E4FileDefrag unanalysable(const E4FileResult *r)
 {
@@ -149,21 +168,17 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 	if (r.skip >= 0) {
 		res = unanalysable(&r);
 	} else if (e4_defrag_needed(&r.fig, f, e4_defrag_geometry(p->d)->block_size)) {
-		int fd = openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-		E4Handle *fh = fd >= 0 ? e4_handle_of(fd) : NULL;
-		E4Handle *dh = dir_handle(p, dirfd);
-		if (fd >= 0)
-			close(fd);
-		if (fh && dh) {
+		E4Handle *fh, *dh;
+		int rc = candidate_handles(p, dirfd, name, &fh, &dh);
+		if (rc == 0) {
 			Candidate c = { fh, dh, g_strdup(path), e4_figures_rank(&r.fig), p->todo->len,
 					.fig = r.fig };
 			g_array_append_val(p->todo, c);
 			p->sum->bytes_total += res.size;
 			return 0;
 		}
-		g_free(fh);
-		res = (E4FileDefrag){ .outcome = E4_OUTCOME_FAILED, .error = errno ? errno : EIO,
-				      .size = res.size, .runs_before = r.fig.runs, .runs_after = r.fig.runs };
+		res.outcome = E4_OUTCOME_FAILED;
+		res.error = -rc;
 	}
 	finish_file(p, path, &res);
 	return 0;

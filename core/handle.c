@@ -8,7 +8,11 @@ E4Handle *e4_handle_of(int fd)
 	struct file_handle probe = { .handle_bytes = 0 };
 	int mount_id;
 	/* The first call only tells the size (EOVERFLOW). */
-	if (name_to_handle_at(fd, "", &probe, &mount_id, AT_EMPTY_PATH) == 0 || errno != EOVERFLOW)
+	if (name_to_handle_at(fd, "", &probe, &mount_id, AT_EMPTY_PATH) == 0) {
+		errno = EINVAL; /* a filesystem without handles: nothing to hold */
+		return NULL;
+	}
+	if (errno != EOVERFLOW)
 		return NULL;
 	E4Handle *h = g_malloc(sizeof(*h) + probe.handle_bytes);
 	h->handle_bytes = probe.handle_bytes;

@@ -140,6 +140,7 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED };
 	int fd = e4fs_node_open(fs, job->node, O_PATH);
 	int dirfd = parent_dir(fs, job->node);
+	int dir_err = dirfd < 0 ? errno : 0; /* before other calls can change errno */
 	struct stat st;
 	g_mutex_lock(&job->lock);
 	job->sum.files_total = 1;
@@ -149,7 +150,7 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	E4DefragOpts fopts = *opts;
 	fopts.progress = on_file_progress;
 	if (fd < 0 || dirfd < 0)
-		res.error = fd < 0 ? -fd : errno;
+		res.error = fd < 0 ? -fd : dir_err;
 	else
 		e4_defrag_file(fs->defrag, fd, dirfd, &fopts, &res);
 	if (fd >= 0)
