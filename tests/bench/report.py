@@ -422,9 +422,9 @@ the options); `--smoke` is registered as the meson test `bench_smoke`.
   daemon's FIEMAP calls (FIEMAP_FLAG_SYNC, 584 records each, only what the
   loop needs unpacked): the first mapping writes the new block back, as
   the daemon's re-read did; the median of the other 5 is the mapping
-  alone. That first mapping
-  plus the re-read with nothing changed (FUSE round trips, no mapping) is
-  the floor the report gives for the re-read after a change.
+  alone. That first mapping plus the re-read with nothing changed (FUSE
+  round trips, no mapping) is the floor the report gives for the re-read
+  after a change.
 - **Listing.** `ls -l` of corpus a's 10,000-file directory, raw and through a
   fresh mount, cold (caches dropped) and warm (immediately again).
 - **Defrag.** On the two copies, one after the other, caches dropped:
