@@ -239,27 +239,46 @@ static int render_freespace(E4Fs *fs, char **out)
 	return rc;
 }
 
-int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, const Caller *caller, char **out,
-		     size_t *len)
+int e4_attr_prepare(E4Fs *fs, Node *node, AttrId id, const Caller *caller, E4AttrWork *w)
 {
-	*out = NULL;
-	if (id == ATTR_FREESPACE) {
-		int rc = render_freespace(fs, out);
-		*len = *out ? strlen(*out) : 0;
-		return rc;
-	}
-	if (id == ATTR_METRICS || id == ATTR_DEFRAG || id == ATTR_JOBS) {
-		*out = id == ATTR_METRICS ? render_metrics(fs)
-		       : id == ATTR_JOBS  ? e4fs_jobs_list(fs)
-					  : e4fs_job_status(fs, node);
-		*len = strlen(*out);
+	*w = (E4AttrWork){ .id = id, .fd = -1, .is_dir = node->is_dir, .caller = *caller };
+	if (id == ATTR_DEFRAG) {
+		w->text = e4fs_job_status(fs, node);
 		return 0;
 	}
-	int fd = open_real(fs, node);
-	if (fd < 0)
-		return fd;
-	int rc = node->is_dir ? generate_dir(fs, fd, id, caller, out) : generate_file(fs, fd, id, out);
-	close(fd);
+	if (id == ATTR_FREESPACE || id == ATTR_METRICS || id == ATTR_JOBS)
+		return 0;
+	w->fd = open_real(fs, node);
+	return w->fd < 0 ? w->fd : 0;
+}
+
+static int run_work(E4Fs *fs, E4AttrWork *w, char **out)
+{
+	switch (w->id) {
+	case ATTR_DEFRAG:
+		*out = g_steal_pointer(&w->text);
+		return 0;
+	case ATTR_FREESPACE:
+		return render_freespace(fs, out);
+	case ATTR_METRICS:
+		*out = render_metrics(fs);
+		return 0;
+	case ATTR_JOBS:
+		*out = e4fs_jobs_list(fs);
+		return 0;
+	default:
+		return w->is_dir ? generate_dir(fs, w->fd, w->id, &w->caller, out)
+				 : generate_file(fs, w->fd, w->id, out);
+	}
+}
+
+int e4_attr_run(E4Fs *fs, E4AttrWork *w, char **out, size_t *len)
+{
+	*out = NULL;
+	int rc = run_work(fs, w, out);
+	if (w->fd >= 0)
+		close(w->fd);
+	g_clear_pointer(&w->text, g_free);
 	if (rc == 0 && !*out)
 		rc = -EINVAL;
 	*len = *out ? strlen(*out) : 0;

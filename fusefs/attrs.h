@@ -34,8 +34,23 @@ bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id);
 /* The attribute called name at node, or -1. */
 int e4_attr_lookup(const E4Fs *fs, const Node *node, const char *name);
 
-/* Generates the content of attribute id of node for caller (a report
- * names only files caller may learn the names of). Returns 0 with *out
- * (g_free) and *len, or -errno. */
-int e4_attr_generate(E4Fs *fs, Node *node, AttrId id, const Caller *caller, char **out,
-		     size_t *len);
+/* What generating an attribute file's content needs once its node may
+ * be gone: taken while an open holds the node, so that the content can
+ * be generated after the open is answered. */
+typedef struct {
+	AttrId id;
+	int fd;       /* the real object, or -1 when the content needs none */
+	bool is_dir;
+	Caller caller;
+	char *text;   /* content that depends on the node, made at once */
+} E4AttrWork;
+
+/* Takes what generating attribute id of node for caller needs: opens the
+ * real object, or makes at once a content that depends on node. Returns
+ * 0, or -errno from opening the real object (ESTALE when it is gone). */
+int e4_attr_prepare(E4Fs *fs, Node *node, AttrId id, const Caller *caller, E4AttrWork *w);
+
+/* Generates the content prepared in w without touching its node (a
+ * report names only files the caller may learn the names of), and
+ * releases w. Returns 0 with *out (g_free) and *len, or -errno. */
+int e4_attr_run(E4Fs *fs, E4AttrWork *w, char **out, size_t *len);

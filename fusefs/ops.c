@@ -9,6 +9,7 @@
 #include <linux/fuse.h>
 
 #include "attrs.h"
+#include "content.h"
 #include "escape.h"
 #include "fs.h"
 #include "ino.h"
@@ -365,6 +366,12 @@ static bool may_access(const Caller *c, const struct stat *st, bool writing)
 	return e4fs_caller_may(c, st, 4);
 }
 
+static void log_attr_error(int attr, uint64_t real_ino, int rc)
+{
+	fuse_log(FUSE_LOG_ERR, "e4infofs: %s of inode %" G_GUINT64_FORMAT ": %s\n",
+		 e4_attr_name((AttrId)attr), real_ino, g_strerror(-rc));
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	E4Fs *fs = fs_of(req);
@@ -390,22 +397,35 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		return;
 	}
 	fi->direct_io = 1;
-	char *data = NULL;
-	size_t len = 0;
-	/* A trigger opened for writing holds no content: writes run jobs. */
-	rc = writing ? 0 : e4_attr_generate(fs, node, (AttrId)attr, &caller, &data, &len);
+	if (writing) {
+		/* A trigger opened for writing holds no content: writes run jobs. */
+		E4Content *none = e4_content_new();
+		e4_content_finish(none, 0, NULL, 0);
+		fi->fh = (uintptr_t)none;
+		reply_open_parallel(req, fi);
+		return;
+	}
+	E4AttrWork work;
+	rc = e4_attr_prepare(fs, node, (AttrId)attr, &caller, &work);
 	if (rc < 0) {
-		fuse_log(FUSE_LOG_ERR, "e4infofs: %s of inode %" G_GUINT64_FORMAT ": %s\n",
-			 e4_attr_name((AttrId)attr), node->real_ino, g_strerror(-rc));
+		log_attr_error(attr, node->real_ino, rc);
 		fuse_reply_err(req, -rc);
 		return;
 	}
-	/* Refcounted: a read's reply may still be in flight when release runs. */
-	fi->fh = (uintptr_t)g_bytes_new_take(data, len);
-	if (writing)
-		reply_open_parallel(req, fi);
-	else
-		fuse_reply_open(req, fi);
+	uint64_t real_ino = node->real_ino;
+	E4Content *content = e4_content_new();
+	fi->fh = (uintptr_t)e4_content_ref(content);
+	fuse_reply_open(req, fi);
+	/* Generated after the answer, while the reader's next requests travel:
+	 * a read waits for it. The node is not touched from here on, since a
+	 * close and a forget may free it meanwhile. */
+	char *data;
+	size_t len;
+	rc = e4_attr_run(fs, &work, &data, &len);
+	if (rc < 0)
+		log_attr_error(attr, real_ino, rc);
+	e4_content_finish(content, rc, data, len);
+	e4_content_unref(content);
 }
 
 /* What a write to a trigger does; 0 or -errno. */
@@ -449,22 +469,24 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	(void)ino;
-	GBytes *content = g_bytes_ref((GBytes *)(uintptr_t)fi->fh);
+	/* Referenced: a release may run while this read is answered. */
+	E4Content *content = e4_content_ref((E4Content *)(uintptr_t)fi->fh);
+	const char *data;
 	size_t len;
-	const char *data = g_bytes_get_data(content, &len);
-	if (off < 0 || (size_t)off >= len) {
+	int rc = e4_content_wait(content, &data, &len);
+	if (rc < 0)
+		fuse_reply_err(req, -rc);
+	else if (off < 0 || (size_t)off >= len)
 		fuse_reply_buf(req, NULL, 0);
-	} else {
-		size_t n = len - (size_t)off;
-		fuse_reply_buf(req, data + off, n < size ? n : size);
-	}
-	g_bytes_unref(content);
+	else
+		fuse_reply_buf(req, data + off, MIN(len - (size_t)off, size));
+	e4_content_unref(content);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	g_bytes_unref((GBytes *)(uintptr_t)fi->fh);
+	e4_content_unref((E4Content *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
