@@ -416,8 +416,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	E4Content *content = e4_content_new();
 	fi->fh = (uintptr_t)e4_content_ref(content);
 	fuse_reply_open(req, fi);
-	/* Generated after the answer, while the reader's next requests travel:
-	 * a read waits for it. The node is not touched from here on, since a
+	/* Generated after the answer, while the reader's next requests travel;
+	 * reads that arrive before it are answered from here. The node is not touched from here on, since a
 	 * close and a forget may free it meanwhile. */
 	char *data;
 	size_t len;
@@ -469,18 +469,7 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	(void)ino;
-	/* Referenced: a release may run while this read is answered. */
-	E4Content *content = e4_content_ref((E4Content *)(uintptr_t)fi->fh);
-	const char *data;
-	size_t len;
-	int rc = e4_content_wait(content, &data, &len);
-	if (rc < 0)
-		fuse_reply_err(req, -rc);
-	else if (off < 0 || (size_t)off >= len)
-		fuse_reply_buf(req, NULL, 0);
-	else
-		fuse_reply_buf(req, data + off, MIN(len - (size_t)off, size));
-	e4_content_unref(content);
+	e4_content_read((E4Content *)(uintptr_t)fi->fh, req, size, off);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
