@@ -37,7 +37,8 @@ typedef enum {
 	E4_DSKIP_TOO_SMALL,    /* empty or one block */
 	E4_DSKIP_NO_SPACE,     /* not enough free space for a donor */
 	E4_DSKIP_READ_ONLY,    /* read-only filesystem */
-	E4_DSKIP_BUSY,         /* another job of this process is moving it */
+	E4_DSKIP_BUSY,         /* another job of this process is moving it, or the
+				* kernel kept answering EBUSY (pages held by others) */
 	E4_DSKIP_NOT_REGULAR,  /* not a regular file (any more) */
 	E4_DSKIP_CHANGED,      /* truncated or punched by another process mid-move */
 	E4_DSKIP__COUNT

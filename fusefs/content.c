@@ -87,3 +87,48 @@ void e4_content_read(E4Content *c, fuse_req_t req, size_t size, off_t off)
 		answer(c, req, size, off);
 	e4_content_unref(c);
 }
+
+struct E4Handles {
+	GMutex lock;
+	GHashTable *open; /* E4Content, one reference each */
+};
+
+E4Handles *e4_handles_new(void)
+{
+	E4Handles *h = g_new0(E4Handles, 1);
+	g_mutex_init(&h->lock);
+	h->open = g_hash_table_new(g_direct_hash, g_direct_equal);
+	return h;
+}
+
+uint64_t e4_handles_open(E4Handles *h, E4Content *c)
+{
+	g_mutex_lock(&h->lock);
+	g_hash_table_add(h->open, e4_content_ref(c));
+	g_mutex_unlock(&h->lock);
+	return (uint64_t)(uintptr_t)c;
+}
+
+void e4_handles_release(E4Handles *h, uint64_t fh)
+{
+	E4Content *c = e4_handles_get(fh);
+	if (!c)
+		return;
+	g_mutex_lock(&h->lock);
+	gboolean held = g_hash_table_remove(h->open, c);
+	g_mutex_unlock(&h->lock);
+	if (held)
+		e4_content_unref(c);
+}
+
+void e4_handles_free(E4Handles *h)
+{
+	GHashTableIter it;
+	gpointer c;
+	g_hash_table_iter_init(&it, h->open);
+	while (g_hash_table_iter_next(&it, &c, NULL))
+		e4_content_unref(c);
+	g_hash_table_destroy(h->open);
+	g_mutex_clear(&h->lock);
+	g_free(h);
+}

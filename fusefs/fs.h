@@ -10,6 +10,7 @@
 
 #include "defrag.h"
 #include "defragtree.h"
+#include "content.h"
 #include "fsinfo.h"
 #include "handle.h"
 #include "tree.h"
@@ -45,9 +46,15 @@ typedef struct {
 	uint64_t metrics_scans; /* atomic: scans made to answer metrics itself */
 	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
 	E4DefragSummary jobs_totals;
+	GThreadPool *generators; /* make attribute contents, e4fs_generate */
+	E4Handles *handles;  /* contents of open attribute files */
 } E4Fs;
 
 extern const struct fuse_lowlevel_ops e4_ops;
+
+/* Runs one generation that an open queued on fs->generators (ops.c):
+ * makes the content and answers the reads waiting for it. */
+void e4fs_generate(gpointer generation, gpointer fs);
 
 /* The size a `defrag` trigger reports: larger than any write it accepts
  * and than its status text (direct_io reads go to EOF anyway). */

@@ -175,6 +175,9 @@ static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct f
 		fuse_set_log_func(log_to_syslog);
 	}
 	start_workers(fs, opts);
+	/* Contents are made off the FUSE threads, so that a slow scan holds
+	 * none; as many at once as the FUSE loop has threads. */
+	fs->generators = g_thread_pool_new(e4fs_generate, fs, (gint)MAX(cmd->max_threads, 1), FALSE, NULL);
 	if (cmd->singlethread) {
 		rc = fuse_session_loop(se);
 	} else {
@@ -184,6 +187,8 @@ static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct f
 		rc = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}
+	/* Queued generations still answer their reads: before the session goes. */
+	g_thread_pool_free(g_steal_pointer(&fs->generators), FALSE, TRUE);
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -217,9 +222,11 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 		goto out;
 	}
 	fs.defrag = e4_defrag_new(fs.info);
+	fs.handles = e4_handles_new();
 	e4fs_jobs_init(&fs);
 	rc = serve(&fs, opts, args, cmd);
 	e4fs_jobs_free(&fs);
+	e4_handles_free(fs.handles);
 	e4_defrag_free(fs.defrag);
 	e4_tree_free(fs.tree);
 out:

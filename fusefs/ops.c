@@ -372,6 +372,14 @@ static void log_attr_error(int attr, uint64_t real_ino, int rc)
 		 e4_attr_name((AttrId)attr), real_ino, g_strerror(-rc));
 }
 
+/* A content to make, queued by an open on fs->generators. */
+typedef struct {
+	E4AttrWork work;
+	E4Content *content; /* a reference of the generation's own */
+	int attr;
+	uint64_t real_ino;  /* for the log: the node may be gone */
+} Generation;
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	E4Fs *fs = fs_of(req);
@@ -399,9 +407,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	if (writing) {
 		/* A trigger opened for writing holds no content: writes run jobs. */
-		E4Content *none = e4_content_new();
-		e4_content_finish(none, 0, NULL, 0);
-		fi->fh = (uintptr_t)none;
+		fi->fh = 0;
 		reply_open_parallel(req, fi);
 		return;
 	}
@@ -412,20 +418,31 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, -rc);
 		return;
 	}
-	uint64_t real_ino = node->real_ino;
-	E4Content *content = e4_content_new();
-	fi->fh = (uintptr_t)e4_content_ref(content);
+	Generation *gen = g_new(Generation, 1);
+	*gen = (Generation){ .work = work, .content = e4_content_new(), .attr = attr,
+			     .real_ino = node->real_ino };
+	fi->fh = e4_handles_open(fs->handles, gen->content);
+	/* Made on a generator thread, after this answer: the reader's next
+	 * requests travel meanwhile, and no FUSE thread is held. The node is
+	 * not used there, since a close and a forget may free it meanwhile. */
+	g_autoptr(GError) err = NULL;
+	if (!g_thread_pool_push(fs->generators, gen, &err))
+		fuse_log(FUSE_LOG_ERR, "e4infofs: no generator thread (%s): %s waits for one\n",
+			 err->message, e4_attr_name((AttrId)attr));
 	fuse_reply_open(req, fi);
-	/* Generated after the answer, while the reader's next requests travel;
-	 * reads that arrive before it are answered from here. The node is not touched from here on, since a
-	 * close and a forget may free it meanwhile. */
+}
+
+void e4fs_generate(gpointer generation, gpointer fs)
+{
+	Generation *gen = generation;
 	char *data;
 	size_t len;
-	rc = e4_attr_run(fs, &work, &data, &len);
+	int rc = e4_attr_run(fs, &gen->work, &data, &len);
 	if (rc < 0)
-		log_attr_error(attr, real_ino, rc);
-	e4_content_finish(content, rc, data, len);
-	e4_content_unref(content);
+		log_attr_error(gen->attr, gen->real_ino, rc);
+	e4_content_finish(gen->content, rc, data, len);
+	e4_content_unref(gen->content);
+	g_free(gen);
 }
 
 /* What a write to a trigger does; 0 or -errno. */
@@ -469,13 +486,17 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
 	(void)ino;
-	e4_content_read((E4Content *)(uintptr_t)fi->fh, req, size, off);
+	E4Content *c = e4_handles_get(fi->fh);
+	if (c)
+		e4_content_read(c, req, size, off);
+	else
+		fuse_reply_buf(req, NULL, 0); /* a trigger opened read-write */
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	e4_content_unref((E4Content *)(uintptr_t)fi->fh);
+	e4_handles_release(fs_of(req)->handles, fi->fh);
 	fuse_reply_err(req, 0);
 }
 

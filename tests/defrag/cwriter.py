@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Writers racing a defrag job (test_concurrent_writer.sh).
 
-  cwriter.py FILE INITIAL STATUS READY STOP EXPECTED SEED NPROC
+  cwriter.py FILE INITIAL STATUS READY STOP EXPECTED SEED NPROC [MODE]
 
 INITIAL is a copy of FILE's content. NPROC processes write to FILE at the
 same time, each in its own stripes (1 MiB slots whose index modulo NPROC is
 its number), so their writes never overlap and the result does not depend
 on their order. In batches, each overwrites random ranges (1 byte .. 300 KB,
 deterministic data from SEED) and process 0 also appends; one fsync per
-batch. Before and after each batch a process reads the job's STATUS file
+batch. MODE "dirty" instead writes 64 ranges per batch and never syncs, so
+that pages are rewritten while they are still dirty, as a database or a VM
+image does (the kernel refuses to move such pages: EBUSY). Before and after
+each batch a process reads the job's STATUS file
 (the file's defrag node): a batch that starts and ends while the state is
 "running" overlapped the job. A process stops once it saw the job running
 and no longer running, or when STOP exists, or after 90 s.
@@ -37,7 +40,7 @@ def state(path):
     return "?"
 
 
-def child(k, nproc, path, size, status, stop, log_path, seed, ready_fd):
+def child(k, nproc, path, size, status, stop, log_path, seed, ready_fd, dirty):
     rng = random.Random(seed * 1000 + k)
     fd = os.open(path, os.O_RDWR)
     os.write(ready_fd, b"r")
@@ -50,7 +53,7 @@ def child(k, nproc, path, size, status, stop, log_path, seed, ready_fd):
     start = time.monotonic()
     while time.monotonic() - start < 90:
         before = state(status)
-        for _ in range(4):
+        for _ in range(64 if dirty else 4):
             s = rng.choice(slots)
             lo, hi = s * SLOT, min((s + 1) * SLOT, size)
             n = min(rng.choice((1, 100, 4096, 4096, 65536, 300000)), hi - lo)
@@ -67,7 +70,8 @@ def child(k, nproc, path, size, status, stop, log_path, seed, ready_fd):
             eof += n
             appended += n
             writes += 1
-        os.fsync(fd)
+        if not dirty:
+            os.fsync(fd)
         after = state(status)
         batches += 1
         if before == "running" and after == "running":
@@ -86,6 +90,9 @@ def child(k, nproc, path, size, status, stop, log_path, seed, ready_fd):
 
 def main():
     path, initial, status, ready, stop, expected_path, seed, nproc = sys.argv[1:9]
+    mode = sys.argv[9] if len(sys.argv) > 9 else "fsync"
+    if mode not in ("fsync", "dirty"):
+        sys.exit("unknown mode %r" % mode)
     seed, nproc = int(seed), int(nproc)
     size = os.path.getsize(initial)
     r, w = os.pipe()
@@ -95,7 +102,8 @@ def main():
         if pid == 0:
             os.close(r)
             try:
-                child(k, nproc, path, size, status, stop, "%s.log%d" % (expected_path, k), seed, w)
+                child(k, nproc, path, size, status, stop, "%s.log%d" % (expected_path, k), seed, w,
+                      mode == "dirty")
                 os._exit(0)
             except BaseException as e:  # noqa: B036 - report anything, then exit
                 print("writer %d: %r" % (k, e), file=sys.stderr)

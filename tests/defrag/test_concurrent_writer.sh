@@ -5,7 +5,11 @@
 # file holds exactly what the writers wrote over the original, the job
 # succeeded and left the file nearly contiguous, and the writers did write
 # while the job's state was "running".
+# With the argument "dirty" the writers never sync and rewrite pages while
+# they are still dirty (64 ranges per batch): the kernel refuses to move
+# such pages (EBUSY) until they are written back and dropped.
 set -euo pipefail
+MODE=${1:-fsync}
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 require_root
@@ -21,7 +25,7 @@ start_e4infofs
 drop_caches
 
 python3 "$(dirname "$0")/cwriter.py" "$f" "$T/initial" "$MNT/w/w0/defrag" "$T/ready" "$T/stop" \
-	"$T/expected" 42 3 >"$T/writer.out" 2>"$T/writer.err" </dev/null &
+	"$T/expected" 42 3 "$MODE" >"$T/writer.out" 2>"$T/writer.err" </dev/null &
 writer=$!
 for _ in $(seq 100); do [ -e "$T/ready" ] && break; sleep 0.1; done
 [ -e "$T/ready" ] || fail "the writer did not start: $(cat "$T/writer.err")"
