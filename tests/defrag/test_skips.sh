@@ -177,7 +177,10 @@ for i in range(64):
         os.fsync(fd)
 ' "$FS_SRC/b0" "$FS_SRC/b1"
 lsattr "$FS_SRC/b0" | grep -q '^[^ ]*e' && fail "b0 is extent-mapped on a filesystem without extents"
-[ "$(filefrag_count "$FS_SRC/b0")" -ge 8 ] || fail "b0 is not fragmented: $(filefrag "$FS_SRC/b0")"
+# How far they interleave depends on the kernel's allocator (at least 8 runs on
+# earlier machines, 7 on a 6.18 kernel); more than one run makes b0 a file
+# a defragmenter would move, which is all the skip needs.
+[ "$(filefrag_count "$FS_SRC/b0")" -ge 2 ] || fail "b0 is not fragmented: $(filefrag "$FS_SRC/b0")"
 mount_e4infofs "$FS_SRC" "$FS_MNT"
 expect_skip "$FS_MNT" "$FS_SRC" b0 non-extent
 stop_e4infofs "$FS_MNT"
