@@ -1,8 +1,8 @@
 #include "moveext.h"
+#include "pagecache.h"
 
 #include <errno.h>
 #include <time.h>
-#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <linux/types.h>
@@ -40,10 +40,7 @@ static void settle(int orig_fd, uint64_t start, uint64_t len, int attempt)
 {
 	struct stat st;
 	uint64_t bs = fstat(orig_fd, &st) == 0 && st.st_blksize > 0 ? (uint64_t)st.st_blksize : 4096;
-	off_t off = (off_t)(start * bs), n = (off_t)(len * bs);
-	sync_file_range(orig_fd, off, n, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-						 SYNC_FILE_RANGE_WAIT_AFTER);
-	posix_fadvise(orig_fd, off, n, POSIX_FADV_DONTNEED);
+	e4_cache_drop(orig_fd, start * bs, len * bs);
 	if (attempt > 0)
 		backoff(attempt - 1);
 }

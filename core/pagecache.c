@@ -38,14 +38,18 @@ int e4_cache_snapshot(int fd, uint64_t size, E4CacheSnapshot *snap)
 	return 0;
 }
 
+void e4_cache_drop(int fd, uint64_t offset, uint64_t len)
+{
+	/* Dirty pages are not dropped by DONTNEED: write them back first. */
+	sync_file_range(fd, (off_t)offset, (off_t)len,
+			SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER);
+	posix_fadvise(fd, (off_t)offset, (off_t)len, POSIX_FADV_DONTNEED);
+}
+
 /* Writes back and drops pages [first, end). */
 static void drop(int fd, uint64_t first, uint64_t end, uint64_t ps)
 {
-	off_t off = (off_t)(first * ps), n = (off_t)((end - first) * ps);
-	/* Dirty pages are not dropped by DONTNEED: write them back first. */
-	sync_file_range(fd, off, n, SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
-				    SYNC_FILE_RANGE_WAIT_AFTER);
-	posix_fadvise(fd, off, n, POSIX_FADV_DONTNEED);
+	e4_cache_drop(fd, first * ps, (end - first) * ps);
 }
 
 typedef void (*RunFn)(int fd, uint64_t first, uint64_t end, uint64_t ps);

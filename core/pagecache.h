@@ -39,4 +39,8 @@ void e4_cache_fill(int fd, uint64_t offset, uint64_t len);
  * waiting, so that a later restore finds them written. */
 void e4_cache_writeback(int fd, uint64_t offset, uint64_t len);
 
+/* Writes back the dirty pages of [offset, offset + len) (bytes), waiting
+ * for them, and drops the range from the cache. */
+void e4_cache_drop(int fd, uint64_t offset, uint64_t len);
+
 void e4_cache_snapshot_clear(E4CacheSnapshot *snap);
