@@ -240,7 +240,8 @@ typedef struct {
 	const E4DefragOpts *opts;
 	int rw, donor;
 	E4Ranges ranges;
-	E4CacheSnapshot cache;
+	E4CacheSnapshot cache;      /* of the chunk being moved */
+	E4CacheSnapshot prev_cache; /* of the chunk before, restored after this one moved */
 	E4FileDefrag *out;
 } Move;
 
@@ -267,6 +268,7 @@ static int move_chunk(Move *m, uint64_t start, uint64_t blocks)
 {
 	uint32_t bs = m->d->geom.block_size;
 	uint64_t moved = 0;
+	e4_cache_snapshot(m->rw, start * bs, blocks * bs, &m->cache);
 	e4_cache_prepare(m->rw, &m->cache, start * bs, blocks * bs);
 	e4_cache_fill(m->rw, start * bs, blocks * bs);
 	int rc = e4_move_range(m->rw, m->donor, start, blocks, &moved);
@@ -295,7 +297,10 @@ static void move_all(Move *m)
 			}
 			uint64_t len = r->len - off < chunk ? r->len - off : chunk;
 			rc = move_chunk(m, r->start + off, len);
-			e4_cache_restore(m->rw, &m->cache, prev_start * bs, prev_len * bs);
+			e4_cache_restore(m->rw, &m->prev_cache, prev_start * bs, prev_len * bs);
+			E4CacheSnapshot done = m->prev_cache;
+			m->prev_cache = m->cache;
+			m->cache = done;
 			prev_start = r->start + off;
 			prev_len = len;
 			if (rc == 0 && m->opts->progress)
@@ -304,7 +309,7 @@ static void move_all(Move *m)
 		if (m->out->outcome == E4_OUTCOME_CANCELLED)
 			break;
 	}
-	e4_cache_restore(m->rw, &m->cache, prev_start * bs, prev_len * bs);
+	e4_cache_restore(m->rw, &m->prev_cache, prev_start * bs, prev_len * bs);
 	if (rc < 0)
 		move_failed(m, rc);
 }
@@ -396,7 +401,6 @@ static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts
 		out->outcome = E4_OUTCOME_NO_GAIN;
 		goto out;
 	}
-	e4_cache_snapshot(rw, out->size, &m.cache);
 	out->outcome = E4_OUTCOME_IMPROVED;
 	move_all(&m);
 	/* With data=ordered the journal writes moved data before committing
@@ -416,6 +420,7 @@ out:
 		close(m.donor);
 	e4_ranges_clear(&m.ranges);
 	e4_cache_snapshot_clear(&m.cache);
+	e4_cache_snapshot_clear(&m.prev_cache);
 	e4_extent_map_clear(&map);
 }
 

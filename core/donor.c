@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <sys/statvfs.h>
 
 int e4_data_ranges(const E4ExtentMap *map, uint64_t size, uint32_t block_size, E4Ranges *out)
 {
@@ -43,13 +44,19 @@ uint64_t e4_ranges_blocks(const E4Ranges *r)
 	return n;
 }
 
-/* The holes between ranges take at most as many blocks as the data. */
-static bool holes_small(const E4Ranges *r)
+/* Whether to allocate the span across the holes at once: the holes take
+ * at most as many blocks as the data, and twice the span is free. The
+ * span briefly needs room for the holes too; with less free space it
+ * could fail (or leave others none) where the data alone fits. */
+static bool span_worth(int fd, const E4Ranges *r, uint32_t bs)
 {
 	if (r->n < 2)
 		return false;
 	uint64_t span = r->v[r->n - 1].start + r->v[r->n - 1].len - r->v[0].start;
-	return span - e4_ranges_blocks(r) <= e4_ranges_blocks(r);
+	if (span - e4_ranges_blocks(r) > e4_ranges_blocks(r))
+		return false;
+	struct statvfs sv;
+	return fstatvfs(fd, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize / 2 >= span * bs;
 }
 
 /* One request for the whole span, then the holes punched out again: the
@@ -83,8 +90,8 @@ int e4_donor_create(int dirfd, const E4Ranges *ranges, uint32_t block_size)
 	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	int rc = holes_small(ranges) ? allocate_span(fd, ranges, block_size)
-				     : allocate_ranges(fd, ranges, block_size);
+	int rc = span_worth(fd, ranges, block_size) ? allocate_span(fd, ranges, block_size)
+						    : allocate_ranges(fd, ranges, block_size);
 	if (rc < 0) {
 		close(fd);
 		return rc;

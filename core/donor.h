@@ -25,7 +25,8 @@ uint64_t e4_ranges_blocks(const E4Ranges *r);
 /* Creates an unnamed file (O_TMPFILE, never linkable: nothing to leak or
  * clean after a crash) in directory dirfd and allocates exactly the ranges
  * with fallocate, so holes of the original stay holes. When the holes are
- * no larger than the data, the whole span is requested at once and the
- * holes punched out again, so the data lands contiguous across them.
+ * no larger than the data and twice the span is free, the whole span is
+ * requested at once and the holes punched out again, so the data lands
+ * contiguous across them.
  * Returns the fd (read-write) or -errno (ENOSPC, EOPNOTSUPP, EROFS...). */
 int e4_donor_create(int dirfd, const E4Ranges *ranges, uint32_t block_size);

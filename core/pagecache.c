@@ -13,28 +13,29 @@ static uint64_t page_size(void)
 	return p > 0 ? (uint64_t)p : 4096;
 }
 
-int e4_cache_snapshot(int fd, uint64_t size, E4CacheSnapshot *snap)
+int e4_cache_snapshot(int fd, uint64_t offset, uint64_t len, E4CacheSnapshot *snap)
 {
-	*snap = (E4CacheSnapshot){0};
-	if (size == 0)
+	e4_cache_snapshot_clear(snap);
+	if (len == 0)
 		return 0;
 	uint64_t ps = page_size();
-	uint64_t pages = (size + ps - 1) / ps;
-	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	uint64_t first = offset / ps, end = (offset + len + ps - 1) / ps;
+	size_t bytes = (size_t)((end - first) * ps);
+	void *map = mmap(NULL, bytes, PROT_READ, MAP_SHARED, fd, (off_t)(first * ps));
 	if (map == MAP_FAILED)
 		return -errno;
-	uint8_t *vec = malloc(pages);
+	uint8_t *vec = malloc(end - first);
 	int rc = 0;
 	if (!vec)
 		rc = -ENOMEM;
-	else if (mincore(map, size, vec) < 0)
+	else if (mincore(map, bytes, vec) < 0)
 		rc = -errno;
-	munmap(map, size);
+	munmap(map, bytes);
 	if (rc < 0) {
 		free(vec);
 		return rc;
 	}
-	*snap = (E4CacheSnapshot){ vec, pages };
+	*snap = (E4CacheSnapshot){ vec, first, end - first };
 	return 0;
 }
 
@@ -52,6 +53,12 @@ static void drop(int fd, uint64_t first, uint64_t end, uint64_t ps)
 	e4_cache_drop(fd, first * ps, (end - first) * ps);
 }
 
+/* Page p (a file page index) inside the snapshot. */
+static bool was_resident(const E4CacheSnapshot *snap, uint64_t p)
+{
+	return snap->resident[p - snap->first] & 1;
+}
+
 typedef void (*RunFn)(int fd, uint64_t first, uint64_t end, uint64_t ps);
 
 /* Calls fn for each maximal run of pages in the byte range whose
@@ -61,15 +68,18 @@ static void for_runs(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint6
 {
 	uint64_t ps = page_size();
 	uint64_t p = offset / ps, end = (offset + len + ps - 1) / ps;
-	if (end > snap->pages)
-		end = snap->pages;
+	uint64_t snap_end = snap->first + snap->pages;
+	if (p < snap->first)
+		p = snap->first;
+	if (end > snap_end)
+		end = snap_end;
 	while (p < end) {
-		if ((snap->resident[p] & 1) != resident) {
+		if (was_resident(snap, p) != resident) {
 			p++;
 			continue;
 		}
 		uint64_t q = p;
-		while (q < end && (snap->resident[q] & 1) == resident)
+		while (q < end && was_resident(snap, q) == resident)
 			q++;
 		fn(fd, p, q, ps);
 		p = q;

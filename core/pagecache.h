@@ -6,18 +6,23 @@
 
 #include <stdint.h>
 
+/* The residency of the pages of one byte range, taken right before it is
+ * moved: memory and time follow the range, not the file's size (a sparse
+ * 8 TiB file would need 2 GiB for one byte per page of all of it). */
 typedef struct {
 	uint8_t *resident;   /* one byte per page, bit 0 = was resident */
+	uint64_t first;      /* page index of resident[0] */
 	uint64_t pages;
 } E4CacheSnapshot;
 
-/* Records which pages of the first size bytes of fd are in the page cache,
- * without reading any (mmap + mincore). Returns 0 or -errno; on error the
- * snapshot is empty and restoring drops nothing. */
-int e4_cache_snapshot(int fd, uint64_t size, E4CacheSnapshot *snap);
+/* Records which pages of [offset, offset + len) (bytes) of fd are in the
+ * page cache, without reading any (mmap + mincore), replacing what snap
+ * held. Returns 0 or -errno; on error the snapshot is empty, and preparing
+ * or restoring with it does nothing. */
+int e4_cache_snapshot(int fd, uint64_t offset, uint64_t len, E4CacheSnapshot *snap);
 
 /* Before moving [offset, offset + len) (bytes): writes back and drops the
- * pages that are cached, because the kernel moves cached pages several
+ * pages that are cached (of those the snapshot covers), because the kernel moves cached pages several
  * times slower than cold ones (measured 29 s against 1.1 s for 128 MiB). */
 void e4_cache_prepare(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len);
 

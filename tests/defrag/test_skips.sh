@@ -214,6 +214,38 @@ check "f0 content on the full fs" "$MKFRAG" verify frag "$FS_SRC/f0" 0
 check "f1 content on the full fs" "$MKFRAG" verify frag "$FS_SRC/f1" 1
 stop_e4infofs "$FS_MNT"
 
+# Room for the data but not for the span across its holes: 16 MiB of data
+# in 64 KiB every 128 KiB (holes as large as the data) and about 26 MiB
+# free in one area. A donor allocated as one 32 MiB span with the holes
+# punched out afterwards finds no room (no-space); one allocated range by
+# range does. h0 is a fragmented 32 MiB file with every other 64 KiB
+# punched out.
+fresh_fs holes 128 ""
+fallocate -l 20M "$FS_SRC/room" || fail "fallocate room failed"
+"$MKFRAG" frag "$FS_SRC" h 2 32768 16
+for ((i = 64; i < 32768; i += 128)); do
+	fallocate -p -o $((i * 1024)) -l 65536 "$FS_SRC/h0" || fail "punching h0 failed"
+done
+avail=$(df -B1 --output=avail "$FS_SRC" | tail -n 1)
+fallocate -l "$avail" "$FS_SRC/filler" || fail "fallocate filler failed"
+rm "$FS_SRC/room"
+sync
+free_b=$(stat -f -c '%f * %S' "$FS_SRC")
+free_b=$((free_b))
+[ "$free_b" -gt $((17 * 1024 * 1024)) ] && [ "$free_b" -lt $((31 * 1024 * 1024)) ] ||
+	fail "holes: $free_b bytes free, not between the data (16 MiB) and the span (32 MiB)"
+runs_h=$(filefrag_count "$FS_SRC/h0")
+[ "$runs_h" -ge 256 ] || fail "h0 is not fragmented: $runs_h runs"
+sha_h=$("${FSNAP[@]}" sha "$FS_SRC/h0")
+blocks_h=$(stat -c %b "$FS_SRC/h0")
+mount_e4infofs "$FS_SRC" "$FS_MNT"
+echo 1 >"$FS_MNT/h0/defrag" || fail "echo 1 > h0/defrag failed"
+check_eq "$(dkey "$FS_MNT/h0/defrag" improved)" 1 "h0 (room for its data, not its span): improved; status: $(tr "\n" " " <"$FS_MNT/h0/defrag")"
+log "holes: h0 $runs_h -> $(filefrag_count "$FS_SRC/h0") runs with $((free_b >> 20)) MiB free"
+check_eq "$("${FSNAP[@]}" sha "$FS_SRC/h0")" "$sha_h" "h0 checksum"
+check_eq "$(stat -c %b "$FS_SRC/h0")" "$blocks_h" "h0 blocks (holes stay holes)"
+stop_e4infofs "$FS_MNT"
+
 # ---- read-only source: EROFS ---------------------------------------------------
 f=s/f8
 sha8=$("${FSNAP[@]}" sha "$SRC/$f")
