@@ -86,6 +86,10 @@ bool e4fs_caller_may(const Caller *c, const struct stat *st, int mask);
 /* Opens the real object of node with flags (O_PATH, O_RDONLY, ...).
  * Returns the fd or -errno (ESTALE when the object is gone). */
 int e4fs_node_open(E4Fs *fs, const Node *node, int flags);
+/* Opens the directory node was last looked up in (O_RDONLY | O_DIRECTORY)
+ * and, when name is not NULL, gives the name it had there (g_free it).
+ * Returns the fd or -errno (ENOENT when that directory is not known). */
+int e4fs_node_open_parent(E4Fs *fs, const Node *node, char **name);
 /* fstat of the real object of node. Returns 0 or -errno. */
 int e4fs_node_stat(E4Fs *fs, const Node *node, struct stat *st);
 void e4fs_node_forget(E4Fs *fs, fuse_ino_t ino, uint64_t nlookup);

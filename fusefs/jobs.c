@@ -9,7 +9,6 @@
 
 #include "defragtree.h"
 #include "escape.h"
-#include "ino.h"
 #include "render.h"
 
 #define MAX_DEPTH 100000
@@ -51,8 +50,7 @@ static void push_ancestors(E4Fs *fs, int dirfd, GArray *chain)
 /* A directory fd for the donor of a file node: its directory when known. */
 static int parent_dir(E4Fs *fs, Node *node)
 {
-	Node *parent = node->parent_ino ? e4fs_node_get(fs, e4_ino_base(node->parent_ino)) : NULL;
-	int fd = parent ? e4fs_node_open(fs, parent, O_RDONLY | O_DIRECTORY) : -ENOENT;
+	int fd = e4fs_node_open_parent(fs, node, NULL);
 	return fd >= 0 ? fd : dup(fs->root_fd);
 }
 

@@ -55,13 +55,34 @@ Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino
 	return node;
 }
 
+/* Under fs->lock. */
+static E4Handle *handle_copy(const Node *node)
+{
+	return g_memdup2(node->handle, sizeof(E4Handle) + node->handle->handle_bytes);
+}
+
 int e4fs_node_open(E4Fs *fs, const Node *node, int flags)
 {
 	/* A copy: lookup may replace the handle meanwhile; no lock over I/O. */
 	g_mutex_lock(&fs->lock);
-	g_autofree E4Handle *h = g_memdup2(node->handle, sizeof(*h) + node->handle->handle_bytes);
+	g_autofree E4Handle *h = handle_copy(node);
 	g_mutex_unlock(&fs->lock);
 	return e4_handle_open(fs->root_fd, h, flags);
+}
+
+int e4fs_node_open_parent(E4Fs *fs, const Node *node, char **name)
+{
+	/* The parent is not pinned by the caller's request (a hard link's
+	 * other directory may be forgotten any time): it is found and its
+	 * handle copied under the same lock as forget frees nodes. */
+	g_mutex_lock(&fs->lock);
+	uint64_t real = node->parent_ino;
+	const Node *parent = real ? g_hash_table_lookup(fs->nodes, &real) : NULL;
+	g_autofree E4Handle *h = parent ? handle_copy(parent) : NULL;
+	if (name)
+		*name = h ? g_strdup(node->name) : NULL;
+	g_mutex_unlock(&fs->lock);
+	return h ? e4_handle_open(fs->root_fd, h, O_RDONLY | O_DIRECTORY) : -ENOENT;
 }
 
 int e4fs_node_stat(E4Fs *fs, const Node *node, struct stat *st)
@@ -166,15 +187,10 @@ bool e4fs_node_inside(E4Fs *fs, Node *node)
 		return inside;
 	}
 	/* A file: still under its name in its directory, which is inside. */
-	Node *parent = node->parent_ino ? e4fs_node_get(fs, e4_ino_base(node->parent_ino)) : NULL;
-	if (parent && parent->real_ino != node->parent_ino)
-		parent = NULL;
-	int fd = parent ? e4fs_node_open(fs, parent, O_RDONLY | O_DIRECTORY) : -ENOENT;
+	g_autofree char *name = NULL;
+	int fd = e4fs_node_open_parent(fs, node, &name);
 	if (fd < 0)
 		return false;
-	g_mutex_lock(&fs->lock);
-	g_autofree char *name = g_strdup(node->name);
-	g_mutex_unlock(&fs->lock);
 	struct stat st;
 	bool inside = name && fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		      st.st_ino == node->real_ino && dir_inside(fs, fd);
