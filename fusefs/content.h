@@ -30,27 +30,3 @@ void e4_content_finish(E4Content *c, int rc, char *data, size_t len);
  * generated, else from e4_content_finish. Every read is answered, with
  * the bytes or with the generation's errno. */
 void e4_content_read(E4Content *c, fuse_req_t req, size_t size, off_t off);
-
-/* The contents of open files, each held by one file handle until its
- * release. The kernel does not always send a release before the session
- * ends (a file still open at `umount -l` whose close comes after the
- * connection went): what remains is dropped with the set. Thread-safe. */
-typedef struct E4Handles E4Handles;
-
-E4Handles *e4_handles_new(void);
-
-/* Takes a reference to c for a new file handle; returns the handle (fh),
- * never 0. */
-uint64_t e4_handles_open(E4Handles *h, E4Content *c);
-
-/* The content of handle fh, borrowed until its release; NULL for 0. */
-static inline E4Content *e4_handles_get(uint64_t fh)
-{
-	return (E4Content *)(uintptr_t)fh;
-}
-
-/* Drops handle fh (0: nothing). */
-void e4_handles_release(E4Handles *h, uint64_t fh);
-
-/* Drops every handle never released, then the set. */
-void e4_handles_free(E4Handles *h);

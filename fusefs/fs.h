@@ -13,6 +13,7 @@
 #include "content.h"
 #include "fsinfo.h"
 #include "handle.h"
+#include "handles.h"
 #include "tree.h"
 
 /* A mirrored real object (directory or regular file). Attribute files
@@ -47,10 +48,14 @@ typedef struct {
 	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
 	E4DefragSummary jobs_totals;
 	GThreadPool *generators; /* make attribute contents, e4fs_generate */
-	E4Handles *handles;  /* contents of open attribute files */
+	E4Handles *handles;  /* contents of open attribute files (E4Content) */
+	E4Handles *listings; /* listings of open directories */
 } E4Fs;
 
 extern const struct fuse_lowlevel_ops e4_ops;
+
+/* Frees a directory listing (ops.c), the drop of fs->listings. */
+void e4fs_listing_free(gpointer listing);
 
 /* Runs one generation that an open queued on fs->generators (ops.c):
  * makes the content and answers the reads waiting for it. */

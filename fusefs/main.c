@@ -121,6 +121,12 @@ static void raise_fd_limit(void)
 	}
 }
 
+/* The drop of fs->handles: each holds one reference to its content. */
+static void drop_content(gpointer content)
+{
+	e4_content_unref(content);
+}
+
 static int make_root(E4Fs *fs)
 {
 	/* Not O_PATH: open_by_handle_at refuses O_PATH mount fds (EBADF). */
@@ -222,11 +228,13 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 		goto out;
 	}
 	fs.defrag = e4_defrag_new(fs.info);
-	fs.handles = e4_handles_new();
+	fs.handles = e4_handles_new(drop_content);
+	fs.listings = e4_handles_new(e4fs_listing_free);
 	e4fs_jobs_init(&fs);
 	rc = serve(&fs, opts, args, cmd);
 	e4fs_jobs_free(&fs);
 	e4_handles_free(fs.handles);
+	e4_handles_free(fs.listings);
 	e4_defrag_free(fs.defrag);
 	e4_tree_free(fs.tree);
 out:

@@ -222,8 +222,9 @@ static void listing_add(Listing *l, char *name, uint64_t ino, mode_t type)
 	g_array_append_val(l->types, type);
 }
 
-static void listing_free(Listing *l)
+void e4fs_listing_free(gpointer listing)
 {
+	Listing *l = listing;
 	g_ptr_array_free(l->names, TRUE);
 	g_array_free(l->inos, TRUE);
 	g_array_free(l->types, TRUE);
@@ -277,11 +278,11 @@ static void op_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 				    e4_ino_base(node->real_ino) + 1 + (uint64_t)id, S_IFREG);
 	int rc = node->is_dir ? list_real(fs, node, l) : 0;
 	if (rc < 0) {
-		listing_free(l);
+		e4fs_listing_free(l);
 		fuse_reply_err(req, -rc);
 		return;
 	}
-	fi->fh = (uintptr_t)l;
+	fi->fh = e4_handles_open(fs->listings, l);
 	fuse_reply_open(req, fi);
 }
 
@@ -289,7 +290,7 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		       struct fuse_file_info *fi)
 {
 	(void)ino;
-	Listing *l = (Listing *)(uintptr_t)fi->fh;
+	Listing *l = e4_handles_get(fi->fh);
 	g_autofree char *buf = g_malloc(size);
 	size_t used = 0;
 	for (size_t i = (size_t)off; i < l->names->len; i++) {
@@ -315,7 +316,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 			   struct fuse_file_info *fi)
 {
 	E4Fs *fs = fs_of(req);
-	Listing *l = (Listing *)(uintptr_t)fi->fh;
+	Listing *l = e4_handles_get(fi->fh);
 	Node *node = e4fs_node_get(fs, ino);
 	g_autofree char *buf = g_malloc(size);
 	size_t used = 0;
@@ -340,7 +341,7 @@ static void op_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size, off_t of
 static void op_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	(void)ino;
-	listing_free((Listing *)(uintptr_t)fi->fh);
+	e4_handles_release(fs_of(req)->listings, fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -421,7 +422,7 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	Generation *gen = g_new(Generation, 1);
 	*gen = (Generation){ .work = work, .content = e4_content_new(), .attr = attr,
 			     .real_ino = node->real_ino };
-	fi->fh = e4_handles_open(fs->handles, gen->content);
+	fi->fh = e4_handles_open(fs->handles, e4_content_ref(gen->content));
 	/* Made on a generator thread, after this answer: the reader's next
 	 * requests travel meanwhile, and no FUSE thread is held. The node is
 	 * not used there, since a close and a forget may free it meanwhile. */
