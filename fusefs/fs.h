@@ -42,6 +42,7 @@ typedef struct {
 	double good_kib;     /* a file's mean run (KiB) from which it is left alone; 0 off */
 	bool worst_first;
 	GMutex jobs_lock;    /* guards jobs and results */
+	guint max_jobs;      /* jobs at once: each holds a FUSE thread while it runs */
 	GPtrArray *jobs;     /* running Job */
 	GHashTable *results; /* real ino -> last result text */
 	uint64_t metrics_scans; /* atomic: scans made to answer metrics itself */

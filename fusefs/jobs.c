@@ -1,6 +1,7 @@
 #include "jobs.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,16 +85,26 @@ static bool overlaps(const Job *a, const Job *b)
 	return in_chain(a->chain, b->root_ino) || in_chain(b->chain, a->root_ino);
 }
 
-static bool job_register(E4Fs *fs, Job *job)
+/* Adds job to the running ones: 0, or -EBUSY when one on an overlapping
+ * node runs or fs->max_jobs run (each holds a FUSE thread for its whole
+ * length: with every thread held nothing would answer, not even a
+ * cancel). The log tells the two apart. */
+static int job_register(E4Fs *fs, Job *job)
 {
 	g_mutex_lock(&fs->jobs_lock);
-	bool free = true;
-	for (guint i = 0; free && i < fs->jobs->len; i++)
-		free = !overlaps(job, g_ptr_array_index(fs->jobs, i));
-	if (free)
+	int rc = 0;
+	for (guint i = 0; rc == 0 && i < fs->jobs->len; i++)
+		if (overlaps(job, g_ptr_array_index(fs->jobs, i)))
+			rc = -EBUSY;
+	if (rc == 0 && fs->jobs->len >= fs->max_jobs) {
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: job on inode %" PRIu64 " refused: %u jobs run, the most at once\n",
+			 job->root_ino, fs->max_jobs);
+		rc = -EBUSY;
+	}
+	if (rc == 0)
 		g_ptr_array_add(fs->jobs, job);
 	g_mutex_unlock(&fs->jobs_lock);
-	return free;
+	return rc;
 }
 
 static bool job_cancelled(void *user)
@@ -231,8 +242,8 @@ int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid)
 	*job = (Job){ .fs = fs, .node = node, .req = req, .root_ino = node->real_ino };
 	g_mutex_init(&job->lock);
 	job->chain = chain_of(fs, node);
-	int rc = -EBUSY;
-	if (job_register(fs, job)) {
+	int rc = job_register(fs, job);
+	if (rc == 0) {
 		gint64 start = g_get_monotonic_time();
 		E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib,
 				      .cancelled = job_cancelled, .user = job };

@@ -163,6 +163,17 @@ static void start_workers(E4Fs *fs, const Options *opts)
 			 strerror(-err));
 }
 
+/* A job answers its writer when it ends and holds a FUSE thread until
+ * then: two threads stay free for everything else (reads, a cancel, the
+ * kernel's interrupt of a writer). In single-thread mode the one job
+ * holds the loop. */
+static guint jobs_allowed(const struct fuse_cmdline_opts *cmd)
+{
+	if (cmd->singlethread || cmd->max_threads <= 3)
+		return 1;
+	return cmd->max_threads - 2;
+}
+
 static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
 	struct fuse_session *se = fuse_session_new(args, &e4_ops, sizeof(e4_ops), fs);
@@ -181,6 +192,7 @@ static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct f
 		fuse_set_log_func(log_to_syslog);
 	}
 	start_workers(fs, opts);
+	fs->max_jobs = jobs_allowed(cmd);
 	/* Contents are made off the FUSE threads, so that a slow scan holds
 	 * none; as many at once as the FUSE loop has threads. */
 	fs->generators = g_thread_pool_new(e4fs_generate, fs, (gint)MAX(cmd->max_threads, 1), FALSE, NULL);

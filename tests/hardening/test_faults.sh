@@ -47,17 +47,6 @@ verify_frag() {
 		check "$1/$2$i content" "$MKFRAG" verify frag "$1/$2$i" "$i"
 	done
 }
-# wait_moving DEFRAG: until a running job reports bytes_done > 0.
-wait_moving() {
-	local i b
-	for ((i = 0; i < 400; i++)); do
-		b=$(dkey "$1" bytes_done 2>/dev/null) || true
-		[ "${b:-0}" -gt 0 ] && return 0
-		[ "$(dkey "$1" state 2>/dev/null)" = running ] || break
-		sleep 0.025
-	done
-	fail "$1: no progress seen ($(tr '\n' ' ' <"$1"))"
-}
 oneline() { tr '\n' ' ' <"$1"; }
 
 # ---- (a) ENOSPC during a job -------------------------------------------------
