@@ -278,7 +278,11 @@ static void move_candidate(Worker *w, Candidate *c)
 	E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED };
 	int fd = e4_handle_open(p->mount_fd, c->file, O_PATH);
 	int dirfd = e4_handle_open(p->mount_fd, c->dir, O_RDONLY | O_DIRECTORY);
-	if (fd < 0 || dirfd < 0) {
+	if (fd == -ESTALE || fd == -ENOENT) {
+		/* Deleted (or replaced by a rename) since the walk. */
+		res.outcome = E4_OUTCOME_SKIPPED;
+		res.skip = E4_DSKIP_CHANGED;
+	} else if (fd < 0 || dirfd < 0) {
 		res.error = fd < 0 ? -fd : -dirfd;
 	} else {
 		E4DefragOpts fopts = p->opts->file;

@@ -451,7 +451,13 @@ static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, E4Trigg
 {
 	switch (t) {
 	case E4_TRIGGER_START:
-		return attr == ATTR_DEFRAG ? e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid) : -EINVAL;
+		if (attr != ATTR_DEFRAG)
+			return -EINVAL;
+		/* Checked at the open too, but the writer may have held the
+		 * trigger open while the node was moved out of SOURCE. */
+		if (!e4fs_node_inside(fs, node))
+			return -ENOENT;
+		return e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid);
 	case E4_TRIGGER_CANCEL:
 		if (attr == ATTR_DEFRAG)
 			e4fs_job_cancel(fs, node);

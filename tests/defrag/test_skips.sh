@@ -246,6 +246,26 @@ check_eq "$("${FSNAP[@]}" sha "$FS_SRC/h0")" "$sha_h" "h0 checksum"
 check_eq "$(stat -c %b "$FS_SRC/h0")" "$blocks_h" "h0 blocks (holes stay holes)"
 stop_e4infofs "$FS_MNT"
 
+# Files deleted between the walk and their turn in a subtree job: skipped
+# as changed, not failed (the handle of a deleted inode opens with ESTALE).
+# One thread; the two 96 MiB files go first (large files first), the small
+# ones are deleted while the first moves.
+fresh_fs gone 512 ""
+mkdir "$FS_SRC/d"
+"$MKFRAG" frag "$FS_SRC/d" big 2 98304 16
+"$MKFRAG" frag "$FS_SRC/d" s 2 1024 16
+mount_e4infofs "$FS_SRC" "$FS_MNT" -o defrag_threads=1
+( echo 1 >"$FS_MNT/d/defrag" ) 2>"$T/gone.err" &
+job=$!
+wait_moving "$FS_MNT/d/defrag"
+rm "$FS_SRC/d/s0" "$FS_SRC/d/s1"
+wait "$job" || fail "the job with deleted files failed: $(cat "$T/gone.err"); $(tr '\n' ' ' <"$FS_MNT/d/defrag")"
+log "deleted during the job: $(tr '\n' ' ' <"$FS_MNT/d/defrag")"
+check_eq "$(dkey "$FS_MNT/d/defrag" failed)" 0 "deleted files: failed"
+check_eq "$(dkey "$FS_MNT/d/defrag" skipped_changed)" 2 "deleted files: skipped_changed"
+check_eq "$(dkey "$FS_MNT/d/defrag" improved)" 2 "deleted files: improved (the two large ones)"
+stop_e4infofs "$FS_MNT"
+
 # ---- read-only source: EROFS ---------------------------------------------------
 f=s/f8
 sha8=$("${FSNAP[@]}" sha "$SRC/$f")

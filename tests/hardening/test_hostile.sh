@@ -327,8 +327,17 @@ cat >"$T/moveout.py" <<'EOF'
 import os, sys, time
 held, src, dst = sys.argv[1:4]
 os.chdir(held)          # holds the node play/esc in the mount
+# Triggers opened for writing before the move, written after it.
+pre = {a: os.open(a, os.O_WRONLY) for a in ("defrag", "escf0/defrag")}
 os.rename(src, dst)     # play/esc -> ../outside/u1w/esc (U1 may write there)
 time.sleep(0.2)
+for a, fd in pre.items():
+    try:
+        os.write(fd, b"1\n")
+        print("write 1 to %s (opened before): ok" % a)
+    except OSError as e:
+        print("write 1 to %s (opened before): %s" % (a, os.strerror(e.errno)))
+    os.close(fd)
 for a in ("score", "extents", "report", "stats", "escf0/extents"):
     try:
         with open(a) as f:
@@ -347,7 +356,7 @@ EOF
 as_uid $U1 $PY "$T/moveout.py" "$MNT/play/esc" "$S/play/esc" "$O/u1w/esc" >"$T/moveout.out" 2>&1 ||
 	fail "the move-out script failed: $(cat "$T/moveout.out")"
 cat "$T/moveout.out" >>"$T/out.$U1"
-log "moved out: $(grep -c ': ok' "$T/moveout.out") of 2 defrag writes succeeded; $(grep -c '^read .*: [0-9#]' "$T/moveout.out") of 5 reads gave figures"
+log "moved out: $(grep -c ': ok' "$T/moveout.out") of 4 defrag writes succeeded; $(grep -c '^read .*: [0-9#]' "$T/moveout.out") of 5 reads gave figures"
 if [ "$(filefrag_records "$O/u1w/esc/escf0")" != "$esc_recs" ]; then
 	violation "a directory moved out of SOURCE (play/esc -> outside/u1w/esc) while uid $U1 held it as its cwd was defragmented through the mount: escf0 $(echo "$esc_recs" | wc -l) -> $(filefrag_records "$O/u1w/esc/escf0" | wc -l) records ($(grep '^write' "$T/moveout.out" | tr '\n' ';'))"
 fi
