@@ -185,12 +185,14 @@ static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
 	return 0;
 }
 
-/* The summary of the directory open as dirfd, or an empty one. */
-static E4Summary summary_of(E4Fs *fs, int dirfd)
+/* The summary of the directory open as dirfd, or an empty one; counts
+ * the scan in *scans when one was made. */
+static E4Summary summary_of(E4Fs *fs, int dirfd, uint64_t *scans)
 {
 	E4TreeResult res;
 	E4Summary sum = {0};
 	if (e4_tree_scan(fs->tree, dirfd, 0, &res) == 0) {
+		(*scans)++;
 		sum = res.sum;
 		e4_tree_result_clear(&res);
 	}
@@ -202,23 +204,25 @@ static char *render_metrics(E4Fs *fs)
 	/* Counters as they were before this read's own scans, which do not count. */
 	E4Metrics m = { .source = fs->info->source_dir };
 	e4_tree_counters(fs->tree, &m.tree);
-	m.tree.scans -= __atomic_load_n(&fs->metrics_scans, __ATOMIC_RELAXED);
+	uint64_t own = __atomic_load_n(&fs->metrics_scans, __ATOMIC_RELAXED);
+	m.tree.scans = m.tree.scans > own ? m.tree.scans - own : 0;
 	struct stat st;
 	E4DirList list = {0};
 	if (fstat(fs->root_fd, &st) == 0)
 		e4_dir_list(fs->root_fd, &st, fs->info->dev, &list);
 	g_autofree E4MetricsDir *dirs = g_new0(E4MetricsDir, list.n + 1);
 	size_t n = 0;
-	dirs[n++] = (E4MetricsDir){ ".", summary_of(fs, fs->root_fd) };
+	uint64_t scans = 0;
+	dirs[n++] = (E4MetricsDir){ ".", summary_of(fs, fs->root_fd, &scans) };
 	for (size_t i = 0; i < list.n; i++) {
 		int fd = list.v[i].kind == E4_ENTRY_DIR ? e4_open_subdir(fs->root_fd, list.v[i].name,
 									 fs->info->dev, &st) : -1;
 		if (fd < 0)
 			continue;
-		dirs[n++] = (E4MetricsDir){ list.v[i].name, summary_of(fs, fd) };
+		dirs[n++] = (E4MetricsDir){ list.v[i].name, summary_of(fs, fd, &scans) };
 		close(fd);
 	}
-	__atomic_fetch_add(&fs->metrics_scans, n, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&fs->metrics_scans, scans, __ATOMIC_RELAXED);
 	m.dirs = dirs;
 	m.ndirs = n;
 	e4fs_jobs_totals(fs, &m.jobs, &m.defrag);
