@@ -22,8 +22,9 @@ typedef struct {
 int e4_cache_snapshot(int fd, uint64_t offset, uint64_t len, E4CacheSnapshot *snap);
 
 /* Before moving [offset, offset + len) (bytes): writes back and drops the
- * pages that are cached (of those the snapshot covers), because the kernel moves cached pages several
- * times slower than cold ones (measured 29 s against 1.1 s for 128 MiB). */
+ * pages that are cached (of those the snapshot covers), because the kernel
+ * moves cached pages several times slower than cold ones (measured 29 s
+ * against 1.1 s for 128 MiB). */
 void e4_cache_prepare(int fd, const E4CacheSnapshot *snap, uint64_t offset, uint64_t len);
 
 /* After moving the range: drops the pages that were not cached in the

@@ -9,7 +9,6 @@
 #define FUSE_USE_VERSION 312
 
 #include <stddef.h>
-#include <stdint.h>
 #include <sys/types.h>
 #include <fuse_lowlevel.h>
 

@@ -10,7 +10,6 @@
 
 #include "defrag.h"
 #include "defragtree.h"
-#include "content.h"
 #include "fsinfo.h"
 #include "handle.h"
 #include "handles.h"

@@ -8,8 +8,8 @@
  * the writer), a cancel from another writer, or the session's end stop it
  * between chunks. Returns 0 when every file ended improved, optimal,
  * no-gain or skipped; -EIO when a file failed; -EBUSY when a job on an
- * overlapping node runs or fs->max_jobs jobs run; -EROFS on a read-only filesystem; -EINTR when
- * interrupted, -ECANCELED when cancelled. */
+ * overlapping node runs or fs->max_jobs jobs run; -EROFS on a read-only
+ * filesystem; -EINTR when interrupted, -ECANCELED when cancelled. */
 int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid);
 
 /* Cancels the job running on node, if any. */

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <syslog.h>
 
+#include "content.h"
 #include "fs.h"
 #include "jobs.h"
 

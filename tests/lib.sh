@@ -384,15 +384,3 @@ within() {
 	local d=$(($1 - $2))
 	[ "${d#-}" -le "$3" ]
 }
-
-# wait_moving DEFRAG: until a running job reports bytes_done > 0.
-wait_moving() {
-	local i b
-	for ((i = 0; i < 400; i++)); do
-		b=$(dkey "$1" bytes_done 2>/dev/null) || true
-		[ "${b:-0}" -gt 0 ] && return 0
-		[ "$(dkey "$1" state 2>/dev/null)" = running ] || break
-		sleep 0.025
-	done
-	fail "$1: no progress seen ($(tr '\n' ' ' <"$1"))"
-}

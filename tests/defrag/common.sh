@@ -40,6 +40,18 @@ dkey() {
 	sed -n "s/^$2: //p" "$1"
 }
 
+# wait_moving DEFRAG: until a running job reports bytes_done > 0.
+wait_moving() {
+	local i b
+	for ((i = 0; i < 400; i++)); do
+		b=$(dkey "$1" bytes_done 2>/dev/null) || true
+		[ "${b:-0}" -gt 0 ] && return 0
+		[ "$(dkey "$1" state 2>/dev/null)" = running ] || break
+		sleep 0.025
+	done
+	fail "$1: no progress seen ($(tr '\n' ' ' <"$1"))"
+}
+
 wait_state() {
 	local f=$1 want=$2 secs=$3 i st=""
 	for ((i = 0; i < secs * 20; i++)); do

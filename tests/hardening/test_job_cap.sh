@@ -2,8 +2,7 @@
 # A job answers its writer when it ends and holds one FUSE thread until
 # then. With -o max_threads=4, at most 2 jobs run at once: a third, on a
 # node that overlaps none, gets EBUSY (and a line in the log), and the
-# mount keeps answering
-# (lookups, reads, a cancel) while the two run. Without the cap, as many
+# mount keeps answering (lookups, reads, a cancel) while the two run. Without the cap, as many
 # jobs as threads left nothing to answer anything, not even a cancel.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
@@ -35,12 +34,12 @@ check_eq "$(dkey "$MNT/a/defrag" state)" running "job a after the refusal"
 timeout 10 stat "$MNT/c/f0" >/dev/null || fail "stat through the mount did not answer while two jobs ran"
 timeout 10 cat "$MNT/c/f0/score" >/dev/null || fail "c/f0/score did not answer while two jobs ran"
 timeout 10 sh -c "echo cancel >'$MNT/jobs'" || fail "cancel did not answer while two jobs ran"
-rc=0
-wait "$ja" || rc=$?
-[ "$rc" = 0 ] || grep -q "Operation canceled" "$T/a.err" || fail "job a: $(cat "$T/a.err")"
-rc=0
-wait "$jb" || rc=$?
-[ "$rc" = 0 ] || grep -q "Operation canceled" "$T/b.err" || fail "job b: $(cat "$T/b.err")"
+declare -A pid=([a]=$ja [b]=$jb)
+for d in a b; do
+	rc=0
+	wait "${pid[$d]}" || rc=$?
+	[ "$rc" = 0 ] || grep -q "Operation canceled" "$T/$d.err" || fail "job $d: $(cat "$T/$d.err")"
+done
 # With them gone, c's job runs.
 echo 1 >"$MNT/c/defrag" || fail "the job on c after the others ended"
 check_eq "$(dkey "$MNT/c/defrag" improved)" 2 "c: improved"
