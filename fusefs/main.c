@@ -14,6 +14,7 @@
 #include "content.h"
 #include "fs.h"
 #include "jobs.h"
+#include "utab.h"
 
 typedef struct {
 	char *source;
@@ -164,6 +165,71 @@ static void start_workers(E4Fs *fs, const Options *opts)
 			 strerror(-err));
 }
 
+/* Records the mount for umount(8) and its helper, which waits for this
+ * process (see utab.h). Only root can; anyone else is unmounted with
+ * fusermount3, which does not wait. */
+static void register_mount(const char *source, const char *mountpoint)
+{
+	if (geteuid() != 0)
+		return;
+	int err = e4fs_utab_add(source, mountpoint, getpid());
+	if (err < 0)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: %s: cannot record the mount in libmount's utab (%s): "
+			 "umount will not wait for this daemon\n", mountpoint, strerror(-err));
+}
+
+/* fuse_daemonize(), but the child records the mount with its own pid
+ * before the parent exits: the caller (mount(8), a script) may unmount
+ * as soon as it returns, and umount's helper must find the daemon then. */
+static int daemonize(const char *source, const char *mountpoint)
+{
+	int ready[2];
+	if (pipe(ready) < 0) {
+		perror("e4infofs: pipe");
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("e4infofs: fork");
+		return -1;
+	}
+	if (pid > 0) {
+		char ok = 0;
+		close(ready[1]);
+		_exit(read(ready[0], &ok, 1) == 1 && ok ? 0 : 1);
+	}
+	close(ready[0]);
+	if (setsid() < 0 || chdir("/") < 0) {
+		perror("e4infofs: setsid");
+		return -1;
+	}
+	register_mount(source, mountpoint);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	char ok = 1;
+	if (write(ready[1], &ok, 1) != 1)
+		return -1;
+	close(ready[1]);
+	return 0;
+}
+
+/* The kernel has ended the session (an unmount, or SIGTERM): let go of
+ * SOURCE's filesystem before any slower teardown, so that whoever waits
+ * to unmount it next (umount.fuse.e4infofs, a script after fusermount3
+ * -u) can. Jobs have ended with the FUSE threads that ran them; scans
+ * stop at their next file, and the generations waiting on them end. */
+static void release_source(E4Fs *fs)
+{
+	e4_tree_stop(fs->tree);
+	g_thread_pool_free(g_steal_pointer(&fs->generators), FALSE, TRUE);
+	close(fs->root_fd);
+	fs->root_fd = -1;
+}
+
 /* A job answers its writer when it ends and holds a FUSE thread until
  * then: two threads stay free for everything else (reads, a cancel, the
  * kernel's interrupt of a writer). In single-thread mode the one job
@@ -186,11 +252,14 @@ static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct f
 		goto out_session;
 	if (fuse_session_mount(se, cmd->mountpoint) != 0)
 		goto out_signals;
-	fuse_daemonize(cmd->foreground);
+	if (!cmd->foreground && daemonize(opts->source, cmd->mountpoint) < 0)
+		goto out_unmount;
 	/* Errors before this point (bad options, mount failures) go to stderr. */
 	if (!cmd->foreground) {
 		openlog("e4infofs", LOG_PID, LOG_DAEMON);
 		fuse_set_log_func(log_to_syslog);
+	} else {
+		register_mount(opts->source, cmd->mountpoint);
 	}
 	start_workers(fs, opts);
 	fs->max_jobs = jobs_allowed(cmd);
@@ -206,9 +275,10 @@ static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct f
 		rc = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}
-	/* Queued generations still answer their reads: before the session goes. */
-	g_thread_pool_free(g_steal_pointer(&fs->generators), FALSE, TRUE);
+	release_source(fs);
+out_unmount:
 	fuse_session_unmount(se);
+	e4fs_utab_remove(cmd->mountpoint, getpid());
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
