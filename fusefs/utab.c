@@ -1,6 +1,8 @@
 #include "utab.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,12 +23,13 @@ static int as_errno(int rc)
 	return rc < 0 ? rc : 0;
 }
 
-/* The pid in fs's user options, or 0. */
-static pid_t pid_of(struct libmnt_fs *fs)
+/* The pid in an option string (a,b,x-e4infofs.pid=N,...), or 0. */
+static pid_t pid_in(const char *optstr)
 {
 	char *val = NULL;
 	size_t len = 0;
-	if (mnt_fs_get_option(fs, E4FS_UTAB_PID, &val, &len) != 0 || !val || len == 0 || len > 12)
+	if (!optstr || mnt_optstr_get_option(optstr, E4FS_UTAB_PID, &val, &len) != 0 || !val ||
+	    len == 0 || len > 12)
 		return 0;
 	g_autofree char *s = g_strndup(val, len);
 	char *end;
@@ -44,25 +47,94 @@ static int remove_entry(const char *target)
 	return rc == 0 ? as_errno(mnt_update_table(upd, NULL)) : as_errno(rc);
 }
 
-/* The pid of target's last entry in the utab file itself (the mount may
- * be gone from mountinfo already), or 0. */
-static pid_t utab_file_pid(const char *target)
+/* The utab file's path (NULL where libmount keeps none). */
+static char *utab_path(void)
 {
 	g_autoptr(MntUpdate) upd = mnt_new_update();
-	if (!upd || mnt_update_set_fs(upd, 0, target, NULL) != 0 || !mnt_update_get_filename(upd))
-		return 0;
-	g_autoptr(MntTable) tb = mnt_new_table_from_file(mnt_update_get_filename(upd));
-	struct libmnt_fs *fs = tb ? mnt_table_find_target(tb, target, MNT_ITER_BACKWARD) : NULL;
-	return fs ? pid_of(fs) : 0;
+	if (!upd || mnt_update_set_fs(upd, 0, "/", NULL) != 0 || !mnt_update_get_filename(upd))
+		return NULL;
+	return g_strdup(mnt_update_get_filename(upd));
+}
+
+typedef struct {
+	char *target;
+	pid_t pid;               /* 0: not a daemon's entry */
+} Entry;
+
+static void entry_clear(gpointer p)
+{
+	g_free(((Entry *)p)->target);
+}
+
+/* The utab file's entries, in order. libmount reads it only merged into
+ * mountinfo, which has no line for a mount that has gone: its lines are
+ * "SRC=... TARGET=... ROOT=... OPTS=..." with mangled values. */
+static GArray *read_entries(void)
+{
+	GArray *out = g_array_new(FALSE, TRUE, sizeof(Entry));
+	g_array_set_clear_func(out, entry_clear);
+	g_autofree char *path = utab_path();
+	g_autofree char *text = NULL;
+	if (!path || !g_file_get_contents(path, &text, NULL, NULL))
+		return out;
+	g_auto(GStrv) lines = g_strsplit(text, "\n", -1);
+	for (char **l = lines; *l; l++) {
+		g_auto(GStrv) fields = g_strsplit(*l, " ", -1);
+		Entry e = {0};
+		for (char **f = fields; *f; f++) {
+			g_autofree char *value = g_str_has_prefix(*f, "TARGET=") || g_str_has_prefix(*f, "OPTS=")
+							 ? mnt_unmangle(strchr(*f, '=') + 1) : NULL;
+			if (g_str_has_prefix(*f, "TARGET="))
+				e.target = g_steal_pointer(&value);
+			else if (value)
+				e.pid = pid_in(value);
+		}
+		if (e.target)
+			g_array_append_val(out, e);
+	}
+	return out;
+}
+
+/* The pid of target's last entry in the utab file (the mount may be gone
+ * from mountinfo already), or 0. */
+static pid_t last_pid(const GArray *entries, const char *target)
+{
+	for (guint i = entries->len; i-- > 0;) {
+		const Entry *e = &g_array_index(entries, Entry, i);
+		if (strcmp(e->target, target) == 0)
+			return e->pid;
+	}
+	return 0;
+}
+
+static bool dead(pid_t pid)
+{
+	return pid > 0 && kill(pid, 0) < 0 && errno == ESRCH;
+}
+
+/* Removes the entries of daemons that died without removing theirs
+ * (killed, or a crash): a killed test daemon's would stay for good. Only
+ * an entry that is the last of its target: remove_entry takes the last. */
+static void prune_dead(void)
+{
+	for (int round = 0; round < 1000; round++) {
+		g_autoptr(GArray) entries = read_entries();
+		const char *victim = NULL;
+		for (guint i = 0; !victim && i < entries->len; i++) {
+			const Entry *e = &g_array_index(entries, Entry, i);
+			if (dead(e->pid) && last_pid(entries, e->target) == e->pid)
+				victim = e->target;
+		}
+		if (!victim || remove_entry(victim) < 0)
+			return;
+	}
 }
 
 int e4fs_utab_add(const char *source, const char *target, pid_t pid)
 {
 	if (geteuid() != 0)
 		return -EACCES;
-	/* An entry of a daemon that was killed would stand for this mount. */
-	while (utab_file_pid(target) > 0 && remove_entry(target) == 0)
-		;
+	prune_dead();
 	g_autoptr(MntFs) fs = mnt_new_fs();
 	g_autoptr(MntUpdate) upd = mnt_new_update();
 	if (!fs || !upd)
@@ -84,7 +156,10 @@ int e4fs_utab_add(const char *source, const char *target, pid_t pid)
 
 int e4fs_utab_remove(const char *target, pid_t pid)
 {
-	if (geteuid() != 0 || utab_file_pid(target) != pid)
+	if (geteuid() != 0)
+		return 0;
+	g_autoptr(GArray) entries = read_entries();
+	if (last_pid(entries, target) != pid)
 		return 0;
 	return remove_entry(target);
 }
@@ -100,6 +175,6 @@ pid_t e4fs_utab_pid(const char *target)
 	struct libmnt_fs *fs = mnt_table_find_target(tb, target, MNT_ITER_BACKWARD);
 	if (!fs || g_strcmp0(mnt_fs_get_fstype(fs), "fuse.e4infofs") != 0)
 		return -ENOENT;
-	pid_t pid = pid_of(fs);
+	pid_t pid = pid_in(mnt_fs_get_user_options(fs));
 	return pid > 0 ? pid : -ENOENT;
 }

@@ -149,4 +149,19 @@ alive "$PID" && fail "umount -l returned while daemon $PID still ran"
 wait "$job" || fail "the second job's writer failed: $(cat "$T/job2.err")"
 umount "$SRC" || fail "umount $SRC after umount -l"
 mount "$LOOP" "$SRC"
+# The daemons removed their utab entries; a killed daemon's entry is
+# removed by the next daemon that starts.
+utab_lines() { grep -c -F "TARGET=$1 " /run/mount/utab 2>/dev/null || true; }
+check_eq "$(utab_lines "$MNT")" 0 "utab entries left for $MNT"
+mount_e4infofs "$SRC" "$MNT"
+check_eq "$(utab_lines "$MNT")" 1 "utab entries while mounted"
+kill -KILL "$LAST_PID"
+_reap "$LAST_PID" 10
+_DAEMON_PIDS[-1]=""
+fusermount3 -u -z "$MNT" # (umount(8) would remove the entry itself)
+check_eq "$(utab_lines "$MNT")" 1 "utab entries after the daemon was killed"
+mount_e4infofs "$SRC" "$T/mnt2"
+check_eq "$(utab_lines "$MNT")" 0 "the killed daemon's utab entry after a new daemon started"
+stop_e4infofs "$T/mnt2"
+check_eq "$(utab_lines "$T/mnt2")" 0 "utab entries after stop_e4infofs"
 log "ok: 20 of 20 umount MNT && umount SRC, window median $median ms"
