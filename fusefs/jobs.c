@@ -10,6 +10,7 @@
 
 #include "defragtree.h"
 #include "escape.h"
+#include "pack.h"
 #include "render.h"
 
 #define MAX_DEPTH 100000
@@ -172,7 +173,7 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	on_file_done(".", &res, job);
 }
 
-static int run_tree(Job *job, const E4DefragOpts *opts)
+static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 {
 	E4Fs *fs = job->fs;
 	int dirfd = e4fs_node_open(fs, job->node, O_RDONLY | O_DIRECTORY);
@@ -186,7 +187,8 @@ static int run_tree(Job *job, const E4DefragOpts *opts)
 		.file_done = on_file_done,
 	};
 	E4DefragSummary sum;
-	int rc = e4_defrag_tree(fs->defrag, dirfd, &topts, &sum);
+	int rc = kind == E4FS_JOB_PACK ? e4_pack_tree(fs->defrag, dirfd, &topts, &sum)
+				       : e4_defrag_tree(fs->defrag, dirfd, &topts, &sum);
 	close(dirfd);
 	g_mutex_lock(&job->lock);
 	job->sum = sum;
@@ -233,9 +235,14 @@ static int job_errno(Job *job, int rc)
 	return job->sum.outcomes[E4_OUTCOME_FAILED] ? -EIO : 0;
 }
 
-int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid)
+int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t uid)
 {
 	struct statvfs sv;
+	if (kind == E4FS_JOB_PACK && !node->is_dir) {
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: pack on inode %" PRIu64 " refused: not a directory\n",
+			 node->real_ino);
+		return -EINVAL;
+	}
 	if (fstatvfs(fs->root_fd, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		return -EROFS;
 	Job *job = g_new0(Job, 1);
@@ -248,7 +255,7 @@ int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid)
 		E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib,
 				      .cancelled = job_cancelled, .user = job };
 		if (node->is_dir) {
-			rc = run_tree(job, &opts);
+			rc = run_tree(job, kind, &opts);
 		} else {
 			run_file(job, &opts);
 			rc = 0;

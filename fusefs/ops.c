@@ -451,13 +451,17 @@ static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, E4Trigg
 {
 	switch (t) {
 	case E4_TRIGGER_START:
-		if (attr != ATTR_DEFRAG)
+	case E4_TRIGGER_PACK:
+		if (attr != ATTR_DEFRAG) {
+			fuse_log(FUSE_LOG_WARNING, "e4infofs: a job is started in a node's defrag file, not in jobs\n");
 			return -EINVAL;
+		}
 		/* Checked at the open too, but the writer may have held the
 		 * trigger open while the node was moved out of SOURCE. */
 		if (!e4fs_node_inside(fs, node))
 			return -ENOENT;
-		return e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid);
+		return e4fs_job_run(fs, node, t == E4_TRIGGER_PACK ? E4FS_JOB_PACK : E4FS_JOB_DEFRAG, req,
+				    fuse_req_ctx(req)->uid);
 	case E4_TRIGGER_CANCEL:
 		if (attr == ATTR_DEFRAG)
 			e4fs_job_cancel(fs, node);
