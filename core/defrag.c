@@ -493,6 +493,13 @@ int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks)
 	return fd;
 }
 
+void e4_defrag_room_changed(E4Defrag *d)
+{
+	g_mutex_lock(&d->alloc_lock);
+	e4_room_reset(&d->room);
+	g_mutex_unlock(&d->alloc_lock);
+}
+
 void e4_defrag_dismiss(E4Defrag *d, int rw, uint64_t ino)
 {
 	release(d, ino);

@@ -25,6 +25,10 @@ int e4_defrag_admit(E4Defrag *d, int fd, uid_t uid, bool one_block, E4FileDefrag
  * would interleave). Returns its fd or -errno (ENOSPC...). */
 int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks);
 
+/* Tells the engine that room was made: what it learnt of the free space
+ * (the map, the last donor that came out no better) no longer holds. */
+void e4_defrag_room_changed(E4Defrag *d);
+
 /* Releases the claim of e4_defrag_admit and closes rw. */
 void e4_defrag_dismiss(E4Defrag *d, int rw, uint64_t ino);
 

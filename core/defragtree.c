@@ -76,6 +76,8 @@ void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
 	dst->runs_before += src->runs_before;
 	dst->runs_after += src->runs_after;
 	dst->bytes_moved += src->bytes_moved;
+	dst->room_bytes_moved += src->room_bytes_moved;
+	dst->room_files_moved += src->room_files_moved;
 	dst->retried += src->retried;
 	dst->seconds += src->seconds;
 	if (!dst->first_error)

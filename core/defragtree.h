@@ -14,6 +14,8 @@ typedef struct {
 	uint64_t skips[E4_DSKIP__COUNT];    /* per reason, of E4_OUTCOME_SKIPPED */
 	uint64_t runs_before, runs_after;   /* over all analysed files */
 	uint64_t bytes_moved;
+	uint64_t room_bytes_moved;          /* other files' bytes moved to make room */
+	uint64_t room_files_moved;          /* and those files (once per region) */
 	uint64_t retried;                   /* files given a second donor */
 	double seconds;
 	int first_error;                    /* errno of the first failed file */

@@ -51,9 +51,20 @@ uint64_t e4_freespace_min_pieces(const E4FreeSpace *fs, uint64_t blocks)
 	return blocks > 0 ? UINT64_MAX : pieces;
 }
 
+static void add_extent(uint64_t start, uint64_t blocks, void *user)
+{
+	(void)start;
+	e4_freespace_add(user, blocks);
+}
+
 int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out)
 {
 	*out = (E4FreeSpace){ .block_size = block_size };
+	return e4_freespace_each(fd, block_size, add_extent, out);
+}
+
+int e4_freespace_each(int fd, uint32_t block_size, E4FreeExtentFn fn, void *user)
+{
 	struct fsmap_head *head = calloc(1, fsmap_sizeof(BATCH));
 	if (!head)
 		return -ENOMEM;
@@ -73,7 +84,7 @@ int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out)
 		for (unsigned i = 0; i < head->fmh_entries; i++) {
 			const struct fsmap *r = &head->fmh_recs[i];
 			if ((r->fmr_flags & FMR_OF_SPECIAL_OWNER) && r->fmr_owner == FMR_OWN_FREE)
-				e4_freespace_add(out, r->fmr_length / block_size);
+				fn(r->fmr_physical / block_size, r->fmr_length / block_size, user);
 		}
 		if (head->fmh_recs[head->fmh_entries - 1].fmr_flags & FMR_OF_LAST)
 			break;

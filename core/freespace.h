@@ -22,6 +22,14 @@ typedef struct {
  * where the filesystem has no GETFSMAP, EPERM when not root). */
 int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out);
 
+/* Called for each free extent, in ascending order: its first block and
+ * its length, in blocks. */
+typedef void (*E4FreeExtentFn)(uint64_t start, uint64_t blocks, void *user);
+
+/* Reports every free extent of the filesystem of fd (needs CAP_SYS_ADMIN)
+ * to fn. Returns 0 or -errno as e4_freespace_read. */
+int e4_freespace_each(int fd, uint32_t block_size, E4FreeExtentFn fn, void *user);
+
 /* Adds one free extent of `blocks` blocks. */
 void e4_freespace_add(E4FreeSpace *fs, uint64_t blocks);
 

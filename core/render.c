@@ -210,8 +210,10 @@ static void render_defrag_result(GString *out, const E4DefragSummary *s)
 					       e4_defrag_skip_name((E4DefragSkip)k), s->skips[k]);
 	g_string_append_printf(out, "retried: %" G_GUINT64_FORMAT "\nruns_before: %" G_GUINT64_FORMAT
 			       "\nruns_after: %" G_GUINT64_FORMAT "\nbytes_moved: %" G_GUINT64_FORMAT
+			       "\nroom_bytes_moved: %" G_GUINT64_FORMAT "\nroom_files_moved: %" G_GUINT64_FORMAT
 			       "\nseconds: ",
-			       s->retried, s->runs_before, s->runs_after, s->bytes_moved);
+			       s->retried, s->runs_before, s->runs_after, s->bytes_moved, s->room_bytes_moved,
+			       s->room_files_moved);
 	append_real(out, s->seconds, 3);
 	g_string_append_c(out, '\n');
 	if (s->first_error)

@@ -31,6 +31,8 @@ typedef struct {
 	E4Tree *tree;
 	Node *root;
 	int root_fd;         /* fd of SOURCE (not O_PATH), the mount fd for handles */
+	int fsroot_fd;       /* the ext4 mount point, to make room across the whole
+	                      * filesystem (root daemon with make_room), else -1 */
 	GMutex lock;         /* guards nodes */
 	GHashTable *nodes;   /* real ino -> Node */
 	double timeout;      /* entry and attribute cache timeout, seconds */

@@ -10,6 +10,7 @@
 
 #include "defragtree.h"
 #include "escape.h"
+#include "makeroom.h"
 #include "pack.h"
 #include "render.h"
 
@@ -159,17 +160,24 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	g_mutex_unlock(&job->lock);
 	E4DefragOpts fopts = *opts;
 	fopts.progress = on_file_progress;
+	E4RoomMade room = {0};
 	if (fd < 0 || dirfd < 0)
 		res.error = fd < 0 ? -fd : dir_err;
 	else
-		e4_defrag_file(fs->defrag, fd, dirfd, &fopts, &res);
+		e4_defrag_file_making_room(fs->defrag, fd, dirfd, fs->fsroot_fd, &fopts, &res, &room);
 	if (fd >= 0)
 		close(fd);
 	if (dirfd >= 0)
 		close(dirfd);
 	g_mutex_lock(&job->lock);
 	e4_defrag_summary_add(&job->sum, &res);
+	job->sum.room_bytes_moved += room.bytes_moved;
+	job->sum.room_files_moved += room.files_moved;
 	g_mutex_unlock(&job->lock);
+	if (room.files_moved)
+		fuse_log(FUSE_LOG_INFO, "e4infofs: made room for inode %" PRIu64 ": %" PRIu64 " blocks at %" PRIu64
+			 ", moved %" PRIu64 " bytes of %" PRIu64 " files\n", res.ino, room.region.len,
+			 room.region.start, room.bytes_moved, room.files_moved);
 	on_file_done(".", &res, job);
 }
 

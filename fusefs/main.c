@@ -25,6 +25,7 @@ typedef struct {
 	double skip_run_kib;
 	unsigned worst_first;
 	unsigned watch;
+	unsigned make_room;
 	int allow_other;
 } Options;
 
@@ -39,6 +40,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("skip_run_kib=%lf", skip_run_kib),
 	OPT("worst_first=%u", worst_first),
 	OPT("watch=%u", watch),
+	OPT("make_room=%u", make_room),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	/* fstab options that mean nothing to a FUSE mount (mount.fuse3 may pass them). */
 	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
@@ -85,7 +87,9 @@ static void usage(const char *prog)
 	       "    -o defrag_threads=N    files one defrag job moves at once (default 4)\n"
 	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
 	       "    -o worst_first=0|1     defragment the most fragmented files first (default 0: directory by directory)\n"
-	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n\n",
+	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n"
+	       "    -o make_room=0|1       a root job moves other files out of the way when no free\n"
+	       "                           extent can take a file whole (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
@@ -228,6 +232,9 @@ static void release_source(E4Fs *fs)
 	g_thread_pool_free(g_steal_pointer(&fs->generators), FALSE, TRUE);
 	close(fs->root_fd);
 	fs->root_fd = -1;
+	if (fs->fsroot_fd >= 0)
+		close(fs->fsroot_fd);
+	fs->fsroot_fd = -1;
 }
 
 /* A job answers its writer when it ends and holds a FUSE thread until
@@ -291,7 +298,8 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 {
 	E4Fs fs = { .timeout = opts->timeout, .report_top = opts->report_top,
 		    .defrag_threads = opts->defrag_threads ? opts->defrag_threads : 1,
-		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1 };
+		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1,
+		    .fsroot_fd = -1 };
 	int err = e4_fsinfo_resolve(opts->source, &fs.info);
 	if (err < 0) {
 		fprintf(stderr, "e4infofs: %s: %s\n", opts->source, source_error(-err));
@@ -311,6 +319,9 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 		goto out;
 	}
 	fs.defrag = e4_defrag_new(fs.info);
+	/* Making room reads every file's map and GETFSMAP: root only. */
+	if (opts->make_room && geteuid() == 0)
+		fs.fsroot_fd = open(fs.info->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	fs.handles = e4_handles_new(drop_content);
 	fs.listings = e4_handles_new(e4fs_listing_free);
 	e4fs_jobs_init(&fs);
@@ -325,6 +336,8 @@ out:
 		e4fs_nodes_free(&fs);
 	if (fs.root_fd >= 0)
 		close(fs.root_fd);
+	if (fs.fsroot_fd >= 0)
+		close(fs.fsroot_fd);
 	e4_fsinfo_free(fs.info);
 	return rc;
 }
@@ -333,7 +346,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
-			 .worst_first = 0, .watch = 1 };
+			 .worst_first = 0, .watch = 1, .make_room = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||

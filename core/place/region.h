@@ -1,0 +1,22 @@
+/* Choosing where to make room: the window of a filesystem that takes the
+ * fewest blocks of other files to clear. Pure. */
+#pragma once
+
+#include <stdint.h>
+
+#include "blockmap.h"
+
+typedef struct {
+	uint64_t start;            /* first block */
+	uint64_t len;              /* blocks */
+	uint64_t used;             /* blocks of file data inside: what must move */
+} E4Region;
+
+/* The window of len blocks holding no unknown block (metadata and the like,
+ * which cannot move) and the fewest blocks of file data, the files whose
+ * data is to go there (skip_file, an index into m->files, or
+ * E4_PIECE_FREE for none) counting as free. With align > 1 (a power of
+ * two), windows start at multiples of align; with align 1, at a piece's
+ * edge or so as to end at one. Returns 0, or -ENOSPC when no window
+ * qualifies. */
+int e4_region_choose(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file, E4Region *out);
