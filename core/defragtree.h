@@ -26,6 +26,11 @@ typedef struct {
 	                         * replaced, the others are used as given */
 	bool worst_first;       /* most fragmented (e4defrag's rank) first; else walk order (large files first either way) */
 	unsigned threads;       /* files moved at once (0: 1) */
+	/* A third pass makes room (core/place/makeroom.h) for the files of
+	 * 1-128 MiB still above their ideal, largest first, one at a time:
+	 * root jobs only. room_fd: a directory fd of the ext4 mount point. */
+	bool make_room;
+	int room_fd;
 	/* Called (serialized) whenever the summary changes, with the path of
 	 * the file being moved (relative to the subtree) or NULL. */
 	void (*progress)(const E4DefragSummary *now, const char *current, void *user);

@@ -193,6 +193,8 @@ static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 		.threads = fs->defrag_threads,
 		.progress = on_progress,
 		.file_done = on_file_done,
+		.make_room = fs->fsroot_fd >= 0,
+		.room_fd = fs->fsroot_fd,
 	};
 	E4DefragSummary sum;
 	int rc = kind == E4FS_JOB_PACK ? e4_pack_tree(fs->defrag, dirfd, &topts, &sum)

@@ -57,6 +57,24 @@ files=$(dkey "$MNT/F/defrag" room_files_moved)
 [ "$moved" -gt 0 ] && [ "$files" -gt 0 ] || fail "no room_bytes_moved/room_files_moved in the status"
 grep -q "made room for inode" "$T"/daemon*.log || fail "no log line for the room made"
 log "room: $files files, $moved bytes moved"
+
+# A subtree job makes room too (its third pass): two 4 MiB files written
+# into the holes.
+mkdir "$SRC/d"
+for g in g1 g2; do
+	head -c 4M /dev/urandom >"$SRC/d/$g"
+	sync
+done
+g_before=$(($(filefrag_count "$SRC/d/g1") + $(filefrag_count "$SRC/d/g2")))
+[ "$g_before" -ge 20 ] || fail "d/g1 and d/g2 have $g_before runs: nothing to test"
+"${FSNAP[@]}" snap "$SRC/d" >"$T/d.before"
+echo 1 >"$MNT/d/defrag" || fail "echo 1 > d/defrag"
+log "d status: $(grep -v ': 0$' "$MNT/d/defrag" | tr '\n' ' ')"
+check_eq "$(filefrag_count "$SRC/d/g1") $(filefrag_count "$SRC/d/g2")" "1 1" "runs of d/g1 and d/g2 after the subtree job"
+[ "$(dkey "$MNT/d/defrag" room_files_moved)" -gt 0 ] || fail "the subtree job made no room"
+"${FSNAP[@]}" snap "$SRC/d" >"$T/d.after"
+diff "$T/d.before" "$T/d.after" >/dev/null || fail "d/ changed"
+rm -r "$SRC/d"
 stop_e4infofs
 
 # Nothing lost, nothing worse.
