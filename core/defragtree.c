@@ -446,7 +446,7 @@ static void room_pass(Plan *p)
 	g_ptr_array_set_size(p->queue, 0);
 	for (size_t i = 0; i < p->todo->len; i++) {
 		Candidate *c = &g_array_index(p->todo, Candidate, i);
-		if (!worth_retry(p, c) || c->fig.blocks < ROOM_MIN_BLOCKS || c->fig.blocks > E4_MAX_EXTENT_BLOCKS)
+		if (!worth_retry(p, c) || c->fig.blocks < ROOM_MIN_BLOCKS || c->fig.blocks > E4_ROOM_MAX_REGION_BLOCKS)
 			continue;
 		g_ptr_array_add(p->queue, c);
 		bytes += c->result.size;

@@ -27,7 +27,7 @@ typedef struct {
 	bool worst_first;       /* most fragmented (e4defrag's rank) first; else walk order (large files first either way) */
 	unsigned threads;       /* files moved at once (0: 1) */
 	/* A third pass makes room (core/place/makeroom.h) for the files of
-	 * 1-128 MiB still above their ideal, largest first, one at a time:
+	 * 1 MiB to 1 GiB still above their ideal, largest first, one at a time:
 	 * root jobs only. room_fd: a directory fd of the ext4 mount point. */
 	bool make_room;
 	int room_fd;

@@ -34,6 +34,7 @@ typedef struct {
 	GArray *segs;              /* Seg: the donor's room outside the region */
 	GArray *fill;              /* uint64_t per segment: blocks of it given out */
 	uint64_t donor_end;        /* blocks requested from the donor so far */
+	uint64_t moved;            /* blocks moved out of the region so far */
 	E4RoomMade *out;
 } Room;
 
@@ -207,6 +208,17 @@ static bool assign(Room *rm, const GArray *pieces, E4Ranges *ranges, GArray *sta
 	return ok;
 }
 
+/* The runs a moved file may not have more of: as e4defrag counts them, a
+ * hole always ends one. filefrag lets a run go on across a hole when the
+ * data after it lies where the hole would end physically, but a read of
+ * the file touches each data piece apart anyway; by filefrag's count a
+ * file punched full of holes (a discarded VM image) would be one run
+ * that no piece of it could leave without making it worse. */
+static uint32_t read_runs(const Room *rm, const E4Extent *ext, size_t n)
+{
+	return e4_count_e4defrag_runs(ext, n, rm->bs);
+}
+
 /* Runs the file of map would have with ranges moved to phys. */
 static uint32_t runs_after(const Room *rm, const E4ExtentMap *map, const E4Ranges *ranges, const GArray *phys)
 {
@@ -240,16 +252,14 @@ static uint32_t runs_after(const Room *rm, const E4ExtentMap *map, const E4Range
 			at += len;
 		}
 	}
-	return e4_count_runs((const E4Extent *)ext->data, ext->len);
+	return read_runs(rm, (const E4Extent *)ext->data, ext->len);
 }
 
-/* Moves file f's pieces in the region into the donor. 0 or -errno. */
-static int evacuate(Room *rm, uint32_t f)
+/* Moves pieces (of file f, in the region) into the donor. 0, 1 when the
+ * donor's room could not take them, or -errno. */
+static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
 {
 	const E4MapFile *mf = &rm->map.files[f];
-	g_autoptr(GArray) pieces = pieces_of(rm, f);
-	if (pieces->len == 0)
-		return 0;
 	int fd = open_beneath(rm->root_fd, mf->path);
 	if (fd < 0)
 		return -ENOSPC;
@@ -266,8 +276,11 @@ static int evacuate(Room *rm, uint32_t f)
 	g_autoptr(GArray) starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	g_autoptr(GArray) phys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	int rc = -ENOSPC;
-	if (unchanged(rm, rw, pieces, &map) && assign(rm, pieces, &ranges, starts, phys)) {
-		uint32_t before = e4_count_runs(map.ext, map.n);
+	bool same = unchanged(rm, rw, pieces, &map);
+	if (same && !assign(rm, pieces, &ranges, starts, phys)) {
+		rc = 1;
+	} else if (same) {
+		uint32_t before = read_runs(rm, map.ext, map.n);
 		/* The file to be defragmented next may get runs meanwhile. */
 		if (f == rm->target || runs_after(rm, &map, &ranges, phys) <= before) {
 			res.outcome = E4_OUTCOME_IMPROVED;
@@ -291,15 +304,64 @@ static uint32_t file_index(const E4BlockMap *m, uint64_t ino)
 	return E4_PIECE_FREE;
 }
 
-/* Clears the chosen region: one donor for every block inside, then each
- * file in turn. */
+/* The room of the current donor not given out yet, in blocks. */
+static uint64_t room_left(const Room *rm)
+{
+	uint64_t left = 0;
+	for (guint k = 0; k < rm->segs->len; k++)
+		left += g_array_index(rm->segs, Seg, k).len - g_array_index(rm->fill, uint64_t, k);
+	return left;
+}
+
+/* A new donor for at least need blocks, as many as are left to move up to
+ * a batch, the last one closed: its old contents (the blocks moved out of
+ * the region) are freed with it. */
+static int next_donor(Room *rm, uint64_t need)
+{
+	if (rm->donor >= 0)
+		close(rm->donor);
+	rm->donor = -1;
+	uint64_t left = rm->r.used > rm->moved ? rm->r.used - rm->moved : 0;
+	uint64_t want = MAX(need, MIN(left, E4_ROOM_BATCH_BYTES / rm->bs));
+	/* Slack: pieces go whole into the holes the donor got, which leaves gaps. */
+	int rc = make_donor(rm, want + want / 4);
+	g_array_set_size(rm->fill, rm->segs->len);
+	if (rm->segs->len)
+		memset(rm->fill->data, 0, rm->segs->len * sizeof(uint64_t));
+	return rc;
+}
+
+/* Moves file f's pieces in the region out, at most a batch at a time. */
+static int evacuate_file(Room *rm, uint32_t f)
+{
+	g_autoptr(GArray) all = pieces_of(rm, f);
+	uint64_t batch = E4_ROOM_BATCH_BYTES / rm->bs;
+	int rc = 0;
+	for (guint i = 0; rc == 0 && i < all->len;) {
+		g_autoptr(GArray) part = g_array_new(FALSE, FALSE, sizeof(E4Piece));
+		uint64_t need = 0;
+		for (; i < all->len && (need == 0 || need + g_array_index(all, E4Piece, i).len <= batch); i++) {
+			g_array_append_val(part, g_array_index(all, E4Piece, i));
+			need += g_array_index(all, E4Piece, i).len;
+		}
+		if (rm->donor < 0 || room_left(rm) < need)
+			rc = next_donor(rm, need);
+		if (rc == 0)
+			rc = evacuate(rm, f, part);
+		if (rc == 0)
+			rm->moved += need;
+		if (rc == 1) /* the room left was in pieces too small: a fresh donor */
+			rc = next_donor(rm, need) < 0 ? -ENOSPC : evacuate(rm, f, part);
+		if (rc == 1)
+			rc = -ENOSPC;
+	}
+	return rc;
+}
+
+/* Clears the chosen region, file by file, in the map's order. */
 static int clear_region(Room *rm)
 {
-	/* Slack: pieces go whole into the holes the donor got, which leaves
-	 * gaps. */
-	int rc = make_donor(rm, rm->r.used + rm->r.used / 4);
-	g_array_set_size(rm->fill, rm->segs->len);
-	memset(rm->fill->data, 0, rm->segs->len * sizeof(uint64_t));
+	int rc = 0;
 	g_autofree bool *done = g_new0(bool, rm->map.nfiles + 1);
 	for (size_t i = 0; rc == 0 && i < rm->map.n; i++) {
 		const E4Piece *p = &rm->map.v[i];
@@ -308,9 +370,49 @@ static int clear_region(Room *rm)
 		if (rm->opts->cancelled && rm->opts->cancelled(rm->opts->user))
 			rc = -ECANCELED;
 		else
-			rc = evacuate(rm, p->file);
+			rc = evacuate_file(rm, p->file);
 		done[p->file] = true;
 	}
+	return rc;
+}
+
+/* Regions tried before one is cleared: a file that may not move (open
+ * by another, locked, would get more runs) spoils a region, not the
+ * next. */
+#define ROOM_TRIES 3
+
+/* One try: maps the filesystem, chooses a region not in avoid, clears it.
+ * The region goes into *tried. */
+static int try_room(Room *rm, uint64_t blocks, uint64_t target, const E4Region *avoid, size_t navoid,
+		    E4Region *tried)
+{
+	int rc = e4_blockmap_read(rm->root_fd, e4_defrag_dev(rm->d), rm->bs, UINT64_MAX, &rm->map);
+	if (rc < 0)
+		return rc;
+	rm->target = file_index(&rm->map, target);
+	rm->r = (E4Region){0};
+	rc = e4_region_choose_avoiding(&rm->map, blocks, blocks, rm->target, avoid, navoid, &rm->r);
+	*tried = rm->r;
+	/* The cheapest region costs too much: the others cost more. */
+	if (rc == 0 && rm->r.used * rm->bs > E4_ROOM_MAX_MOVE_BYTES) {
+		rc = -ENOSPC;
+		tried->len = 0;
+	}
+	rm->out->region = rm->r;
+	/* The file's own blocks in the region count as free for the choice,
+	 * but they are in the way as much as others': they move first. */
+	rm->r.used = 0;
+	for (size_t i = 0; rc == 0 && i < rm->map.n; i++)
+		if (rm->map.v[i].file != E4_PIECE_FREE && in_region(&rm->r, rm->map.v[i].start, rm->map.v[i].len))
+			rm->r.used += MIN(rm->map.v[i].start + rm->map.v[i].len, rm->r.start + rm->r.len) -
+				      MAX(rm->map.v[i].start, rm->r.start);
+	rm->moved = 0;
+	if (rc == 0 && rm->r.used > 0)
+		rc = clear_region(rm);
+	if (rm->donor >= 0)
+		close(rm->donor); /* frees the region's old blocks */
+	rm->donor = -1;
+	e4_blockmap_clear(&rm->map);
 	return rc;
 }
 
@@ -324,28 +426,15 @@ int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, con
 		    .bs = e4_defrag_geometry(d)->block_size };
 	long page = sysconf(_SC_PAGESIZE);
 	rm.page_blocks = page > (long)rm.bs ? (uint32_t)(page / rm.bs) : 1;
-	int rc = e4_blockmap_read(root_fd, e4_defrag_dev(d), rm.bs, UINT64_MAX, &rm.map);
-	if (rc < 0)
-		return rc;
-	rm.target = file_index(&rm.map, target);
-	rc = e4_region_choose(&rm.map, blocks, blocks, rm.target, &rm.r);
-	if (rc == 0 && rm.r.used * rm.bs > E4_ROOM_MAX_MOVE_BYTES)
-		rc = -ENOSPC;
-	out->region = rm.r;
 	rm.segs = g_array_new(FALSE, FALSE, sizeof(Seg));
 	rm.fill = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	/* The file's own blocks in the region count as free for the choice,
-	 * but they are in the way as much as others': they move first. */
-	if (rc == 0)
-		rm.r.used = 0;
-	for (size_t i = 0; rc == 0 && i < rm.map.n; i++)
-		if (rm.map.v[i].file != E4_PIECE_FREE && in_region(&rm.r, rm.map.v[i].start, rm.map.v[i].len))
-			rm.r.used += MIN(rm.map.v[i].start + rm.map.v[i].len, rm.r.start + rm.r.len) -
-				     MAX(rm.map.v[i].start, rm.r.start);
-	if (rc == 0 && rm.r.used > 0)
-		rc = clear_region(&rm);
-	if (rm.donor >= 0)
-		close(rm.donor); /* frees the region's old blocks */
+	E4Region tried[ROOM_TRIES];
+	int rc = -ENOSPC;
+	for (size_t n = 0; n < ROOM_TRIES && rc == -ENOSPC; n++) {
+		rc = try_room(&rm, blocks, target, tried, n, &tried[n]);
+		if (rc == -ENOSPC && tried[n].len == 0)
+			break; /* no region worth trying */
+	}
 	/* Blocks freed in a transaction can be allocated only once it commits. */
 	if (rc == 0)
 		syncfs(root_fd);
@@ -353,7 +442,6 @@ int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, con
 		e4_defrag_room_changed(d);
 	g_array_free(rm.segs, TRUE);
 	g_array_free(rm.fill, TRUE);
-	e4_blockmap_clear(&rm.map);
 	return rc;
 }
 
@@ -447,7 +535,7 @@ void e4_defrag_file_making_room(E4Defrag *d, int fd, int donor_dirfd, int root_f
 	uint64_t blocks = region_blocks(span);
 	if (rw >= 0)
 		e4_defrag_dismiss(d, rw, res.ino); /* making room moves the file's own blocks too */
-	if (rc < 0 || span == 0 || blocks > E4_MAX_EXTENT_BLOCKS ||
+	if (rc < 0 || span == 0 || blocks > E4_ROOM_MAX_REGION_BLOCKS ||
 	    e4_make_room(d, root_fd, blocks, out->ino, opts, room) < 0) {
 		e4_ranges_clear(&ranges);
 		return;

@@ -22,12 +22,20 @@ typedef struct {
 	                            * apart from the region itself */
 } E4RoomMade;
 
-/* Most blocks of other files moved to clear one region: bounds the free
- * space a job holds beyond the region (the evacuation donor). */
-#define E4_ROOM_MAX_MOVE_BYTES (256ull << 20)
+/* Most bytes of other files moved to clear one region. */
+#define E4_ROOM_MAX_MOVE_BYTES (512ull << 20)
+
+/* Other files' bytes moved through one donor: the free space a job holds
+ * beyond the region itself is at most 1.25 times this (the donor, with
+ * slack for pieces that must not be split). */
+#define E4_ROOM_BATCH_BYTES (64ull << 20)
+
+/* The largest region: room is made for files of at most this many
+ * blocks (1 GiB at 4 KiB blocks). */
+#define E4_ROOM_MAX_REGION_BLOCKS (1u << 18)
 
 /* Clears a region of `blocks` blocks (a power of two, at most
- * E4_MAX_EXTENT_BLOCKS), starting at a multiple of `blocks`, on the
+ * E4_ROOM_MAX_REGION_BLOCKS), starting at a multiple of `blocks`, on the
  * engine's filesystem, whose
  * root directory is open as root_fd, for the file with inode target (its
  * own blocks count as free: they leave with its move). opts->cancelled is

@@ -9,6 +9,8 @@
 typedef struct {
 	const E4BlockMap *m;
 	uint32_t skip;
+	const E4Region *avoid;
+	size_t navoid;
 	uint64_t *known, *moving;  /* [i]: sums over pieces [0, i) */
 } Sums;
 
@@ -50,6 +52,9 @@ static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best
 {
 	if (start + len > s->m->total_blocks || start + len < start)
 		return;
+	for (size_t i = 0; i < s->navoid; i++)
+		if (start < s->avoid[i].start + s->avoid[i].len && s->avoid[i].start < start + len)
+			return;
 	uint64_t k0, m0, k1, m1;
 	sums_until(s, start, &k0, &m0);
 	sums_until(s, start + len, &k1, &m1);
@@ -64,9 +69,15 @@ static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best
 
 int e4_region_choose(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file, E4Region *out)
 {
+	return e4_region_choose_avoiding(m, len, align, skip_file, NULL, 0, out);
+}
+
+int e4_region_choose_avoiding(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file,
+			      const E4Region *avoid, size_t navoid, E4Region *out)
+{
 	if (len == 0 || m->n == 0)
 		return -ENOSPC;
-	Sums s = { .m = m, .skip = skip_file };
+	Sums s = { .m = m, .skip = skip_file, .avoid = avoid, .navoid = navoid };
 	s.known = g_new(uint64_t, m->n + 1);
 	s.moving = g_new(uint64_t, m->n + 1);
 	s.known[0] = s.moving[0] = 0;

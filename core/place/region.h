@@ -20,3 +20,8 @@ typedef struct {
  * edge or so as to end at one. Returns 0, or -ENOSPC when no window
  * qualifies. */
 int e4_region_choose(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file, E4Region *out);
+
+/* The same, passing over windows that overlap any of avoid[0..navoid):
+ * regions that could not be cleared. */
+int e4_region_choose_avoiding(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file,
+			      const E4Region *avoid, size_t navoid, E4Region *out);
