@@ -391,7 +391,8 @@ static int try_room(Room *rm, uint64_t blocks, uint64_t target, const E4Region *
 		return rc;
 	rm->target = file_index(&rm->map, target);
 	rm->r = (E4Region){0};
-	rc = e4_region_choose_avoiding(&rm->map, blocks, blocks, rm->target, avoid, navoid, &rm->r);
+	uint64_t align = MIN(blocks & -blocks, (uint64_t)E4_MAX_EXTENT_BLOCKS);
+	rc = e4_region_choose_avoiding(&rm->map, blocks, align, rm->target, avoid, navoid, &rm->r);
 	*tried = rm->r;
 	/* The cheapest region costs too much: the others cost more. */
 	if (rc == 0 && rm->r.used * rm->bs > E4_ROOM_MAX_MOVE_BYTES) {
@@ -465,13 +466,17 @@ static bool figures_now(E4Defrag *d, int fd, E4FileFigures *fig)
 }
 
 /* Blocks of the region for a file of span blocks: the power of two
- * that holds it. A request of exactly that many blocks is served by
+ * that holds it, or beyond one extent (32768 blocks), whole extents (ext4
+ * allocates at most one extent per request, so each is a request of its
+ * own). A request of exactly a power of two blocks is served by
  * mballoc's first criterion, a free buddy of that order, which a cleared
  * aligned region is: larger requests scan groups and settle for the
  * first free extents after a few hundred (measured: a 16 MiB donor took
  * 57 holes of 64 KiB before the cleared region in the same group). */
 static uint64_t region_blocks(uint64_t span)
 {
+	if (span > E4_MAX_EXTENT_BLOCKS)
+		return (span + E4_MAX_EXTENT_BLOCKS - 1) / E4_MAX_EXTENT_BLOCKS * E4_MAX_EXTENT_BLOCKS;
 	uint64_t n = 1;
 	while (n < span)
 		n <<= 1;

@@ -34,8 +34,10 @@ typedef struct {
  * blocks (1 GiB at 4 KiB blocks). */
 #define E4_ROOM_MAX_REGION_BLOCKS (1u << 18)
 
-/* Clears a region of `blocks` blocks (a power of two, at most
- * E4_ROOM_MAX_REGION_BLOCKS), starting at a multiple of `blocks`, on the
+/* Clears a region of `blocks` blocks (a power of two up to one extent,
+ * E4_MAX_EXTENT_BLOCKS, or whole extents beyond; at most
+ * E4_ROOM_MAX_REGION_BLOCKS), starting at a multiple of the largest power
+ * of two dividing it (at most E4_MAX_EXTENT_BLOCKS), on the
  * engine's filesystem, whose
  * root directory is open as root_fd, for the file with inode target (its
  * own blocks count as free: they leave with its move). opts->cancelled is

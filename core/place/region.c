@@ -58,11 +58,11 @@ static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best
 	uint64_t k0, m0, k1, m1;
 	sums_until(s, start, &k0, &m0);
 	sums_until(s, start + len, &k1, &m1);
-	if (k1 - k0 != len)
-		return; /* something unknown inside */
-	uint64_t used = m1 - m0;
-	if (!*found || used < best->used) {
-		*best = (E4Region){ start, len, used };
+	uint64_t unknown = len - (k1 - k0), used = m1 - m0;
+	if (unknown > len / E4_REGION_UNKNOWN_PER)
+		return;
+	if (!*found || unknown < best->unknown || (unknown == best->unknown && used < best->used)) {
+		*best = (E4Region){ start, len, used, unknown };
 		*found = true;
 	}
 }

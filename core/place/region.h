@@ -10,10 +10,18 @@ typedef struct {
 	uint64_t start;            /* first block */
 	uint64_t len;              /* blocks */
 	uint64_t used;             /* blocks of file data inside: what must move */
+	uint64_t unknown;          /* blocks inside that cannot move (tree blocks...) */
 } E4Region;
 
-/* The window of len blocks holding no unknown block (metadata and the like,
- * which cannot move) and the fewest blocks of file data, the files whose
+/* Unknown blocks a window may hold: one per this many blocks. Extent-tree
+ * leaves of large fragmented files are scattered single blocks: a region
+ * of 1 GiB without any may not exist. Each one left inside costs the file
+ * moved there a run or two. */
+#define E4_REGION_UNKNOWN_PER 512
+
+/* The window of len blocks holding the fewest unknown blocks (metadata and
+ * the like, which cannot move; at most len / E4_REGION_UNKNOWN_PER), then
+ * the fewest blocks of file data, the files whose
  * data is to go there (skip_file, an index into m->files, or
  * E4_PIECE_FREE for none) counting as free. With align > 1 (a power of
  * two), windows start at multiples of align; with align 1, at a piece's

@@ -86,6 +86,35 @@ START_TEST(region_aligned)
 }
 END_TEST
 
+START_TEST(region_few_unknown)
+{
+	/* A window of 1024 blocks may hold 1024 / E4_REGION_UNKNOWN_PER
+	 * unknown blocks (a tree leaf here and there): [0, 1024) holds 2 and
+	 * no file data, [1024, 2048) none but 512 blocks of a file. */
+	ck_assert_int_eq(1024 / E4_REGION_UNKNOWN_PER, 2);
+	E4Piece p[] = { { 0, 300, 0, FREE }, { 301, 400, 0, FREE }, { 702, 322, 0, FREE },
+			{ 1024, 512, 0, 0 }, { 1536, 512, 0, FREE } };
+	E4BlockMap m = map_of(2048, p, 5);
+	E4Region r;
+	ck_assert_int_eq(e4_region_choose(&m, 1024, 1024, FREE, &r), 0);
+	/* Fewer unknown blocks come first, then fewer to move. */
+	ck_assert_uint_eq(r.start, 1024);
+	ck_assert_uint_eq(r.unknown, 0);
+	ck_assert_uint_eq(r.used, 512);
+	/* With the file's own data counting as free, still the clean one. */
+	ck_assert_int_eq(e4_region_choose(&m, 1024, 1024, 0, &r), 0);
+	ck_assert_uint_eq(r.start, 1024);
+	/* Three unknown blocks: too many for the first window. */
+	E4Piece q[] = { { 0, 300, 0, FREE }, { 301, 300, 0, FREE }, { 602, 300, 0, FREE },
+			{ 903, 121, 0, FREE }, { 1024, 1024, 0, 0 } };
+	E4BlockMap n = map_of(2048, q, 5);
+	ck_assert_int_eq(e4_region_choose(&n, 1024, 1024, FREE, &r), 0);
+	ck_assert_uint_eq(r.start, 1024);
+	free(m.v);
+	free(n.v);
+}
+END_TEST
+
 static Suite *region_suite(void)
 {
 	Suite *s = suite_create("region");
@@ -94,6 +123,7 @@ static Suite *region_suite(void)
 	tcase_add_test(tc, region_avoids_unknown);
 	tcase_add_test(tc, region_overlaps_dropped);
 	tcase_add_test(tc, region_aligned);
+	tcase_add_test(tc, region_few_unknown);
 	suite_add_tcase(s, tc);
 	return s;
 }
