@@ -245,14 +245,46 @@ static int job_errno(Job *job, int rc)
 	return job->sum.outcomes[E4_OUTCOME_FAILED] ? -EIO : 0;
 }
 
+/* 0, or why a job of this kind may not run on node (logged). */
+static int job_misuse(E4Fs *fs, Node *node, E4fsJobKind kind, uid_t uid)
+{
+	const char *why = NULL;
+	int rc = -EINVAL;
+	if (kind == E4FS_JOB_PACK && !node->is_dir) {
+		why = "pack: not a directory";
+	} else if (kind == E4FS_JOB_COMPACT && node != fs->root) {
+		why = "compact: not the mount root";
+	} else if (kind == E4FS_JOB_COMPACT && uid != 0) {
+		why = "compact: only root";
+		rc = -EPERM;
+	} else if (kind == E4FS_JOB_COMPACT && fs->fsroot_fd < 0) {
+		why = "compact: needs a root daemon with make_room=1";
+		rc = -EOPNOTSUPP;
+	}
+	if (why)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: job on inode %" PRIu64 " refused: %s\n", node->real_ino, why);
+	return why ? rc : 0;
+}
+
+static int run_compact(Job *job, const E4DefragOpts *opts)
+{
+	E4Compacted c;
+	int rc = e4_compact(job->fs->defrag, job->fs->fsroot_fd, E4FS_COMPACT_MAX_BYTES, opts, &c);
+	g_mutex_lock(&job->lock);
+	job->sum.room_bytes_moved = c.bytes_moved;
+	job->sum.room_files_moved = c.files_moved;
+	g_mutex_unlock(&job->lock);
+	fuse_log(FUSE_LOG_INFO, "e4infofs: compact: %" PRIu64 " regions of %" PRIu64 " blocks cleared, %" PRIu64
+		 " bytes of %" PRIu64 " files moved\n", c.regions, c.region_blocks, c.bytes_moved, c.files_moved);
+	return rc == -ECANCELED ? 0 : rc;
+}
+
 int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t uid)
 {
 	struct statvfs sv;
-	if (kind == E4FS_JOB_PACK && !node->is_dir) {
-		fuse_log(FUSE_LOG_WARNING, "e4infofs: pack on inode %" PRIu64 " refused: not a directory\n",
-			 node->real_ino);
-		return -EINVAL;
-	}
+	int bad = job_misuse(fs, node, kind, uid);
+	if (bad < 0)
+		return bad;
 	if (fstatvfs(fs->root_fd, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		return -EROFS;
 	Job *job = g_new0(Job, 1);
@@ -264,7 +296,9 @@ int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t u
 		gint64 start = g_get_monotonic_time();
 		E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib,
 				      .cancelled = job_cancelled, .user = job };
-		if (node->is_dir) {
+		if (kind == E4FS_JOB_COMPACT) {
+			rc = run_compact(job, &opts);
+		} else if (node->is_dir) {
 			rc = run_tree(job, kind, &opts);
 		} else {
 			run_file(job, &opts);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
 #include <linux/openat2.h>
 #include <glib.h>
@@ -35,6 +36,9 @@ typedef struct {
 	GArray *fill;              /* uint64_t per segment: blocks of it given out */
 	uint64_t donor_end;        /* blocks requested from the donor so far */
 	uint64_t moved;            /* blocks moved out of the region so far */
+	uint64_t min_used, max_used; /* the region's data to move (E4RegionQuery) */
+	GArray *keep;              /* E4Region: where nothing moved may go, the
+	                            * region first, then those cleared before */
 	E4RoomMade *out;
 } Room;
 
@@ -45,17 +49,23 @@ static bool in_region(const E4Region *r, uint64_t start, uint64_t len)
 
 /* Appends the parts of [start, start + len) (physical) outside the region
  * to segs, as donor ranges from logical. */
-static void add_outside(GArray *segs, const E4Region *r, uint64_t logical, uint64_t start, uint64_t len)
+static void add_outside(GArray *segs, const E4Region *r, size_t nr, uint64_t logical, uint64_t start,
+			uint64_t len)
 {
-	uint64_t end = start + len, rend = r->start + r->len;
-	if (!in_region(r, start, len)) {
-		g_array_append_val(segs, ((Seg){ logical, start, len }));
+	if (len == 0)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		if (!in_region(&r[i], start, len))
+			continue;
+		/* Cut region i out; what is left on either side may meet others. */
+		uint64_t end = start + len, rend = r[i].start + r[i].len;
+		if (start < r[i].start)
+			add_outside(segs, r, nr, logical, start, r[i].start - start);
+		if (end > rend)
+			add_outside(segs, r, nr, logical + (rend - start), rend, end - rend);
 		return;
 	}
-	if (start < r->start)
-		g_array_append_val(segs, ((Seg){ logical, start, r->start - start }));
-	if (end > rend)
-		g_array_append_val(segs, ((Seg){ logical + (rend - start), rend, end - rend }));
+	g_array_append_val(segs, ((Seg){ logical, start, len }));
 }
 
 /* Maps the donor: its blocks outside the region, in logical order. Those
@@ -68,7 +78,8 @@ static int donor_room(Room *rm, uint64_t *outside)
 	*outside = 0;
 	for (size_t i = 0; rc == 0 && i < map.n; i++) {
 		const E4Extent *e = &map.ext[i];
-		add_outside(rm->segs, &rm->r, e->logical / rm->bs, e->physical / rm->bs, e->length / rm->bs);
+		add_outside(rm->segs, (const E4Region *)rm->keep->data, rm->keep->len, e->logical / rm->bs,
+			    e->physical / rm->bs, e->length / rm->bs);
 	}
 	for (guint i = 0; i < rm->segs->len; i++)
 		*outside += g_array_index(rm->segs, Seg, i).len;
@@ -96,7 +107,10 @@ static int make_donor(Room *rm, uint64_t need)
 			return 0;
 		/* More than the region itself inside it: not the allocator's
 		 * doing, something else is wrong. */
-		if (held > rm->r.len)
+		uint64_t kept = 0;
+		for (guint k = 0; k < rm->keep->len; k++)
+			kept += g_array_index(rm->keep, E4Region, k).len;
+		if (held > kept)
 			return -ENOSPC;
 		uint64_t more = need - outside;
 		if (fallocate(rm->donor, 0, (off_t)(rm->donor_end * rm->bs), (off_t)(more * rm->bs)) < 0)
@@ -381,18 +395,20 @@ static int clear_region(Room *rm)
  * next. */
 #define ROOM_TRIES 3
 
-/* One try: maps the filesystem, chooses a region not in avoid, clears it.
- * The region goes into *tried. */
-static int try_room(Room *rm, uint64_t blocks, uint64_t target, const E4Region *avoid, size_t navoid,
-		    E4Region *tried)
+/* One try: maps the filesystem, chooses a region not in avoid (the
+ * regions tried, then rm->keep's: those cleared before), clears it. The
+ * region goes into *tried. */
+static int try_room(Room *rm, uint64_t blocks, uint64_t target, GArray *avoid, E4Region *tried)
 {
 	int rc = e4_blockmap_read(rm->root_fd, e4_defrag_dev(rm->d), rm->bs, UINT64_MAX, &rm->map);
 	if (rc < 0)
 		return rc;
 	rm->target = file_index(&rm->map, target);
 	rm->r = (E4Region){0};
-	uint64_t align = MIN(blocks & -blocks, (uint64_t)E4_MAX_EXTENT_BLOCKS);
-	rc = e4_region_choose_avoiding(&rm->map, blocks, align, rm->target, avoid, navoid, &rm->r);
+	E4RegionQuery q = { .len = blocks, .align = MIN(blocks & -blocks, (uint64_t)E4_MAX_EXTENT_BLOCKS),
+			    .skip_file = rm->target, .avoid = (const E4Region *)avoid->data, .navoid = avoid->len,
+			    .min_used = rm->min_used, .max_used = rm->max_used };
+	rc = e4_region_find(&rm->map, &q, &rm->r);
 	*tried = rm->r;
 	/* The cheapest region costs too much: the others cost more. */
 	if (rc == 0 && rm->r.used * rm->bs > E4_ROOM_MAX_MOVE_BYTES) {
@@ -400,6 +416,8 @@ static int try_room(Room *rm, uint64_t blocks, uint64_t target, const E4Region *
 		tried->len = 0;
 	}
 	rm->out->region = rm->r;
+	if (rc == 0)
+		g_array_prepend_val(rm->keep, rm->r);
 	/* The file's own blocks in the region count as free for the choice,
 	 * but they are in the way as much as others': they move first. */
 	rm->r.used = 0;
@@ -413,29 +431,42 @@ static int try_room(Room *rm, uint64_t blocks, uint64_t target, const E4Region *
 	if (rm->donor >= 0)
 		close(rm->donor); /* frees the region's old blocks */
 	rm->donor = -1;
+	if (rc == 0)
+		g_array_remove_index(rm->keep, 0);
 	e4_blockmap_clear(&rm->map);
 	return rc;
 }
 
-int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, const E4DefragOpts *opts,
-		 E4RoomMade *out)
+/* Clears one region of blocks blocks for target (0: none) whose data to
+ * move is within [min_used, max_used] (0: no bound), away from the regions
+ * in cleared, where nothing moved goes either. */
+static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, uint64_t min_used,
+		     uint64_t max_used, const GArray *cleared, const E4DefragOpts *opts, E4RoomMade *out)
 {
 	*out = (E4RoomMade){0};
 	if (opts->uid != 0)
 		return -EPERM;
 	Room rm = { .d = d, .opts = opts, .root_fd = root_fd, .donor = -1, .out = out,
-		    .bs = e4_defrag_geometry(d)->block_size };
+		    .bs = e4_defrag_geometry(d)->block_size, .min_used = min_used, .max_used = max_used };
 	long page = sysconf(_SC_PAGESIZE);
 	rm.page_blocks = page > (long)rm.bs ? (uint32_t)(page / rm.bs) : 1;
 	rm.segs = g_array_new(FALSE, FALSE, sizeof(Seg));
 	rm.fill = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	E4Region tried[ROOM_TRIES];
+	rm.keep = g_array_new(FALSE, FALSE, sizeof(E4Region));
+	g_autoptr(GArray) avoid = g_array_new(FALSE, FALSE, sizeof(E4Region));
+	if (cleared) {
+		g_array_append_vals(rm.keep, cleared->data, cleared->len);
+		g_array_append_vals(avoid, cleared->data, cleared->len);
+	}
 	int rc = -ENOSPC;
 	for (size_t n = 0; n < ROOM_TRIES && rc == -ENOSPC; n++) {
-		rc = try_room(&rm, blocks, target, tried, n, &tried[n]);
-		if (rc == -ENOSPC && tried[n].len == 0)
+		E4Region tried;
+		rc = try_room(&rm, blocks, target, avoid, &tried);
+		if (rc == -ENOSPC && tried.len == 0)
 			break; /* no region worth trying */
+		g_array_append_val(avoid, tried);
 	}
+	g_array_free(rm.keep, TRUE);
 	/* Blocks freed in a transaction can be allocated only once it commits. */
 	if (rc == 0)
 		syncfs(root_fd);
@@ -444,6 +475,45 @@ int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, con
 	g_array_free(rm.segs, TRUE);
 	g_array_free(rm.fill, TRUE);
 	return rc;
+}
+
+int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, const E4DefragOpts *opts,
+		 E4RoomMade *out)
+{
+	return room_make(d, root_fd, blocks, target, 0, 0, NULL, opts, out);
+}
+
+/* The compaction region: one extent, or an eighth of a small filesystem. */
+static uint64_t compact_blocks(int root_fd)
+{
+	struct statvfs sv;
+	uint64_t n = E4_MAX_EXTENT_BLOCKS;
+	if (fstatvfs(root_fd, &sv) == 0)
+		while (n > 16 && n * 8 > (uint64_t)sv.f_blocks)
+			n >>= 1;
+	return n;
+}
+
+int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts *opts, E4Compacted *out)
+{
+	*out = (E4Compacted){ .region_blocks = compact_blocks(root_fd) };
+	uint64_t blocks = out->region_blocks;
+	g_autoptr(GArray) cleared = g_array_new(FALSE, FALSE, sizeof(E4Region));
+	int rc = 0;
+	while (rc == 0 && out->bytes_moved < max_bytes) {
+		if (opts->cancelled && opts->cancelled(opts->user))
+			return -ECANCELED;
+		E4RoomMade room;
+		/* A region worth it: some data, at most half of it. */
+		rc = room_make(d, root_fd, blocks, 0, 1, blocks / 2, cleared, opts, &room);
+		out->bytes_moved += room.bytes_moved;
+		out->files_moved += room.files_moved;
+		if (rc == 0) {
+			out->regions++;
+			g_array_append_val(cleared, room.region);
+		}
+	}
+	return rc == -ENOSPC ? 0 : rc;
 }
 
 /* The file's figures now (blocks, runs, ideal); false when it cannot be mapped. */

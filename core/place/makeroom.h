@@ -49,6 +49,22 @@ typedef struct {
 int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, const E4DefragOpts *opts,
 		 E4RoomMade *out);
 
+typedef struct {
+	uint64_t region_blocks;    /* the size of each region cleared */
+	uint64_t regions;          /* regions cleared */
+	uint64_t bytes_moved;      /* other files' bytes moved */
+	uint64_t files_moved;
+} E4Compacted;
+
+/* Consolidates free space alone, so that later large allocations find
+ * room: clears, one after another, the aligned windows of one extent
+ * (32,768 blocks; an eighth of a smaller filesystem, rounded down to a
+ * power of two) that hold some data and at most half, fewest first,
+ * until none is left or max_bytes were moved. Each is e4_make_room's
+ * region, with its bounds. Root only. Returns 0 (also when nothing could
+ * be cleared), -EPERM, -ECANCELED, or -errno. */
+int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts *opts, E4Compacted *out);
+
 /* e4_defrag_file, and then, when the file is still above its ideal
  * (e4_defrag_needed) and the caller is root: e4_make_room for its data
  * blocks, and e4_defrag_file once more. *out tells the whole (runs before

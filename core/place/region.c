@@ -9,8 +9,7 @@
 typedef struct {
 	const E4BlockMap *m;
 	uint32_t skip;
-	const E4Region *avoid;
-	size_t navoid;
+	const E4RegionQuery *q;
 	uint64_t *known, *moving;  /* [i]: sums over pieces [0, i) */
 } Sums;
 
@@ -52,14 +51,15 @@ static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best
 {
 	if (start + len > s->m->total_blocks || start + len < start)
 		return;
-	for (size_t i = 0; i < s->navoid; i++)
-		if (start < s->avoid[i].start + s->avoid[i].len && s->avoid[i].start < start + len)
+	const E4RegionQuery *q = s->q;
+	for (size_t i = 0; i < q->navoid; i++)
+		if (start < q->avoid[i].start + q->avoid[i].len && q->avoid[i].start < start + len)
 			return;
 	uint64_t k0, m0, k1, m1;
 	sums_until(s, start, &k0, &m0);
 	sums_until(s, start + len, &k1, &m1);
 	uint64_t unknown = len - (k1 - k0), used = m1 - m0;
-	if (unknown > len / E4_REGION_UNKNOWN_PER)
+	if (unknown > len / E4_REGION_UNKNOWN_PER || used < q->min_used || (q->max_used && used > q->max_used))
 		return;
 	if (!*found || unknown < best->unknown || (unknown == best->unknown && used < best->used)) {
 		*best = (E4Region){ start, len, used, unknown };
@@ -69,15 +69,16 @@ static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best
 
 int e4_region_choose(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file, E4Region *out)
 {
-	return e4_region_choose_avoiding(m, len, align, skip_file, NULL, 0, out);
+	E4RegionQuery q = { .len = len, .align = align, .skip_file = skip_file };
+	return e4_region_find(m, &q, out);
 }
 
-int e4_region_choose_avoiding(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file,
-			      const E4Region *avoid, size_t navoid, E4Region *out)
+int e4_region_find(const E4BlockMap *m, const E4RegionQuery *q, E4Region *out)
 {
+	uint64_t len = q->len, align = q->align;
 	if (len == 0 || m->n == 0)
 		return -ENOSPC;
-	Sums s = { .m = m, .skip = skip_file, .avoid = avoid, .navoid = navoid };
+	Sums s = { .m = m, .skip = q->skip_file, .q = q };
 	s.known = g_new(uint64_t, m->n + 1);
 	s.moving = g_new(uint64_t, m->n + 1);
 	s.known[0] = s.moving[0] = 0;

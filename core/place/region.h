@@ -29,7 +29,15 @@ typedef struct {
  * qualifies. */
 int e4_region_choose(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file, E4Region *out);
 
-/* The same, passing over windows that overlap any of avoid[0..navoid):
- * regions that could not be cleared. */
-int e4_region_choose_avoiding(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file,
-			      const E4Region *avoid, size_t navoid, E4Region *out);
+/* What e4_region_find looks for. */
+typedef struct {
+	uint64_t len, align;       /* as e4_region_choose */
+	uint32_t skip_file;        /* as e4_region_choose */
+	const E4Region *avoid;     /* windows overlapping these are passed over */
+	size_t navoid;
+	uint64_t min_used;         /* and those with fewer blocks of data to move */
+	uint64_t max_used;         /* or more (0: no bound) */
+} E4RegionQuery;
+
+/* e4_region_choose with more conditions. 0, or -ENOSPC. */
+int e4_region_find(const E4BlockMap *m, const E4RegionQuery *q, E4Region *out);

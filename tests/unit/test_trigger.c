@@ -19,6 +19,7 @@ START_TEST(trigger_words)
 	ck_assert_int_eq(parse("cancel", 0), E4_TRIGGER_CANCEL);
 	ck_assert_int_eq(parse("pack", 0), E4_TRIGGER_PACK);
 	ck_assert_int_eq(parse("pack\n", 0), E4_TRIGGER_PACK);
+	ck_assert_int_eq(parse("compact\n", 0), E4_TRIGGER_COMPACT);
 }
 END_TEST
 
