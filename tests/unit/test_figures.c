@@ -412,26 +412,31 @@ START_TEST(compute_block_size_1k)
 }
 END_TEST
 
+/* The figures of a file whose size ends where its last record ends. */
+static E4FileFigures computed(E4Extent *e, size_t n)
+{
+	E4ExtentMap map = { .ext = e, .n = n, .cap = n };
+	E4Geometry g = flex_geom();
+	E4FileFigures f;
+	e4_figures_compute(&map, e[n - 1].logical + e[n - 1].length, &g, &f);
+	return f;
+}
+
 START_TEST(compute_first_end_blocks)
 {
 	/* The first and last records in logical order, wherever they lie:
 	 * here the file's tail is physically before its head. */
 	E4Extent e[] = { blk(0, 900, 4, 0), blk(4, 300, 2, 0), blk(10, 50, 3, FIEMAP_EXTENT_LAST) };
-	E4ExtentMap map = { .ext = e, .n = N(e), .cap = N(e) };
-	E4Geometry g = flex_geom();
-	E4FileFigures f;
-	e4_figures_compute(&map, 13 * BS, &g, &f);
+	E4FileFigures f = computed(e, N(e));
 	ck_assert_uint_eq(f.first_block, 900);
 	ck_assert_uint_eq(f.end_block, 53);
 	/* one record: its start and the block after it */
-	map.n = 1;
-	e4_figures_compute(&map, 4 * BS, &g, &f);
+	f = computed(e, 1);
 	ck_assert_uint_eq(f.first_block, 900);
 	ck_assert_uint_eq(f.end_block, 904);
 	/* a run continued across a hole ends where its last record ends */
 	E4Extent h[] = { blk(0, 100, 2, 0), blk(10, 110, 3, FIEMAP_EXTENT_LAST) };
-	E4ExtentMap hm = { .ext = h, .n = N(h), .cap = N(h) };
-	e4_figures_compute(&hm, 13 * BS, &g, &f);
+	f = computed(h, N(h));
 	ck_assert_uint_eq(f.runs, 1);
 	ck_assert_uint_eq(f.first_block, 100);
 	ck_assert_uint_eq(f.end_block, 113);
