@@ -11,6 +11,7 @@
 #include "defrag_parts.h"
 #include "donor.h"
 #include "figures.h"
+#include "score.h"
 #include "walk.h"
 
 /* What the plan of one directory knows of a file it will move. */
@@ -19,8 +20,7 @@ typedef struct {
 	uint64_t ino;
 	E4Ranges ranges;        /* its data, as planned (blocks) */
 	uint64_t *donor_starts; /* where each range goes in the donor */
-	uint32_t runs;          /* physical runs now */
-	uint64_t first, end;    /* first physical block, block after the last run */
+	E4FileFigures fig;      /* as it lies now */
 	E4FileDefrag result;
 } Item;
 
@@ -33,23 +33,6 @@ typedef struct {
 	uint32_t block_size;
 	uint32_t page_blocks;   /* blocks per page: a move's two starts must agree modulo it */
 } Pack;
-
-uint64_t e4_pack_jumps(const uint64_t *first, const uint64_t *end, const uint32_t *runs, size_t n)
-{
-	uint64_t jumps = 0;
-	bool any = false;
-	uint64_t prev_end = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (runs[i] == 0)
-			continue;
-		jumps += runs[i] - 1;
-		if (any && first[i] != prev_end)
-			jumps++;
-		any = true;
-		prev_end = end[i];
-	}
-	return jumps;
-}
 
 static void item_clear(gpointer p)
 {
@@ -95,16 +78,9 @@ static int map_item(Pack *pk, int dirfd, Item *it)
 	if (rc == 0 && !S_ISREG(st.st_mode))
 		rc = -ENOENT;
 	if (rc == 0) {
-		E4FileFigures fig;
-		e4_figures_compute(&map, (uint64_t)st.st_size, e4_defrag_geometry(pk->d), &fig);
+		e4_figures_compute(&map, (uint64_t)st.st_size, e4_defrag_geometry(pk->d), &it->fig);
 		it->ino = st.st_ino;
-		it->runs = fig.runs;
 		rc = e4_data_ranges(&map, (uint64_t)st.st_size, pk->block_size, &it->ranges);
-	}
-	if (rc == 0 && map.n > 0) {
-		const E4Extent *last = &map.ext[map.n - 1];
-		it->first = map.ext[0].physical / pk->block_size;
-		it->end = (last->physical + last->length + pk->block_size - 1) / pk->block_size;
 	}
 	e4_extent_map_clear(&map);
 	close(fd);
@@ -143,14 +119,10 @@ static uint32_t donor_runs(const Pack *pk, int fd, uint64_t blocks)
 /* Jumps of the items as they lie now, in their order. */
 static uint64_t jumps_now(GArray *items)
 {
-	g_autofree uint64_t *first = g_new(uint64_t, items->len + 1);
-	g_autofree uint64_t *end = g_new(uint64_t, items->len + 1);
-	g_autofree uint32_t *runs = g_new(uint32_t, items->len + 1);
-	for (guint i = 0; i < items->len; i++) {
-		const Item *it = &g_array_index(items, Item, i);
-		first[i] = it->first, end[i] = it->end, runs[i] = it->runs;
-	}
-	return e4_pack_jumps(first, end, runs, items->len);
+	E4DirLoc loc = {0};
+	for (guint i = 0; i < items->len; i++)
+		e4_dirloc_add(&loc, &g_array_index(items, Item, i).fig);
+	return loc.jumps;
 }
 
 static bool same_ranges(const E4Ranges *a, const E4Ranges *b)
@@ -176,17 +148,17 @@ static void move_item(Pack *pk, int dirfd, int donor, Item *it)
 	bool same = map_item(pk, dirfd, &now) == 0 && now.ino == it->ino &&
 		    same_ranges(&now.ranges, &it->ranges);
 	e4_ranges_clear(&now.ranges);
-	res->runs_before = res->runs_after = it->runs;
+	res->runs_before = res->runs_after = it->fig.runs;
 	if (!same) {
 		*res = (E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_CHANGED,
 				       .ino = res->ino, .size = res->size,
-				       .runs_before = it->runs, .runs_after = it->runs };
+				       .runs_before = it->fig.runs, .runs_after = it->fig.runs };
 	} else {
 		res->outcome = E4_OUTCOME_IMPROVED;
 		e4_defrag_move(pk->d, rw, donor, &it->ranges, it->donor_starts, &pk->opts->file, res);
 		Item after = { .name = it->name };
 		if (map_item(pk, dirfd, &after) == 0)
-			res->runs_after = after.runs;
+			res->runs_after = after.fig.runs;
 		e4_ranges_clear(&after.ranges);
 	}
 	e4_defrag_dismiss(pk->d, rw, res->ino);
@@ -227,7 +199,7 @@ static void finish_all(Pack *pk, GArray *items, const E4FileDefrag *as)
 		Item *it = &g_array_index(items, Item, i);
 		E4FileDefrag res = *as;
 		res.ino = it->ino;
-		res.runs_before = res.runs_after = it->runs;
+		res.runs_before = res.runs_after = it->fig.runs;
 		finish(pk, it->name, &res);
 	}
 }
@@ -269,7 +241,7 @@ static void pack_items(Pack *pk, int dirfd, GArray *items)
 		Item *it = &g_array_index(items, Item, i);
 		if (cancelled(pk)) {
 			it->result = (E4FileDefrag){ .outcome = E4_OUTCOME_CANCELLED, .ino = it->ino,
-						     .runs_before = it->runs, .runs_after = it->runs };
+						     .runs_before = it->fig.runs, .runs_after = it->fig.runs };
 		} else {
 			size_t mark = pk->path->len;
 			g_string_append(pk->path, it->name);

@@ -17,9 +17,3 @@
  * -errno when dirfd cannot be listed, or -ECANCELED. */
 int e4_pack_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4DefragSummary *out);
 
-/* Jumps of files laid out in this order: a run that does not start at
- * the block right after the previous run's end. first[i] and end[i] are
- * file i's first physical block and the block after its last run (in
- * logical order), runs[i] its physical runs; files with runs[i] == 0 are
- * passed over. Pure. */
-uint64_t e4_pack_jumps(const uint64_t *first, const uint64_t *end, const uint32_t *runs, size_t n);

@@ -50,6 +50,7 @@ static size_t stats_fields(const E4Summary *s, uint32_t bs, double seconds, cons
 	f[n++] = COUNT("score", (uint64_t)score);
 	f[n++] = TEXT("verdict", e4_score_verdict(score));
 	f[n++] = REAL("layout_score", e4_summary_layout_score(s), 4);
+	f[n++] = REAL("dir_locality", e4_summary_dir_locality(s), 4);
 	f[n++] = REAL("mean_run_kib", e4_summary_mean_run_kib(s, bs), 1);
 	f[n++] = COUNT("skipped_files", e4_summary_skipped_total(s));
 	static const char *const skip_keys[E4_SKIP__COUNT] = {

@@ -360,8 +360,17 @@ static void aggregate_dir(Aggregate *ag, uint64_t ino)
 	DirRec *rec = g_hash_table_lookup(ag->tree->dirs, &ino);
 	if (!rec || !g_hash_table_add(ag->visited, g_memdup2(&ino, sizeof(ino))))
 		return;
-	for (size_t i = 0; i < rec->nfiles; i++)
-		aggregate_file(ag, &rec->files[i]);
+	/* A hard-linked file counts in the summary once, but in the locality
+	 * of every directory holding a name of it: a reader of each directory
+	 * reads it there. */
+	E4DirLoc loc = {0};
+	for (size_t i = 0; i < rec->nfiles; i++) {
+		const FileRec *f = &rec->files[i];
+		aggregate_file(ag, f);
+		if (f->valid && f->skip < 0)
+			e4_dirloc_add(&loc, &f->fig);
+	}
+	e4_summary_add_dirloc(&ag->out->sum, &loc);
 	for (size_t i = 0; i < rec->nsubdirs; i++) {
 		if (!rec->subdirs[i].ino)
 			continue;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `echo pack > DIR/defrag`: every regular file directly in DIR laid end to
 # end in readdir order, then each subdirectory's files in a region of
-# their own. Directory locality (tests/defrag/dls.py, from filefrag -v in
+# their own. Directory locality (tests/tools/dls.py, from filefrag -v in
 # readdir order, apart from e4infofs) goes from below 0.9 to at least 0.99
 # in every directory; content, atime/mtime/ctime and holes unchanged; a
 # hard link pair moved once; one-block files packed too; the status adds
@@ -14,7 +14,7 @@ source "$(dirname "$0")/common.sh"
 require_root
 require_cmd setpriv e2fsck
 HERE=$(cd "$(dirname "$0")" && pwd)
-DLS=(python3 "$HERE/dls.py")
+DLS=(python3 "$HERE/../tools/dls.py")
 setup_image 512
 
 mkdir -p "$SRC/p/sub/deeper" "$SRC/q" "$SRC/other"
