@@ -467,8 +467,9 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 		g_array_append_val(avoid, tried);
 	}
 	g_array_free(rm.keep, TRUE);
-	/* Blocks freed in a transaction can be allocated only once it commits. */
-	if (rc == 0)
+	/* Blocks freed in a transaction can be allocated (and show free in
+	 * GETFSMAP) only once it commits: also after a try that moved some. */
+	if (rc == 0 || out->files_moved)
 		syncfs(root_fd);
 	if (out->files_moved)
 		e4_defrag_room_changed(d);
@@ -513,6 +514,9 @@ int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts 
 			g_array_append_val(cleared, room.region);
 		}
 	}
+	/* What the last regions freed shows in GETFSMAP (freespace) once
+	 * committed. */
+	syncfs(root_fd);
 	return rc == -ENOSPC ? 0 : rc;
 }
 
