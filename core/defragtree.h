@@ -24,6 +24,10 @@ typedef struct {
 	                         * replaced, the others are used as given */
 	bool worst_first;       /* most fragmented (e4defrag's rank) first; else walk order (large files first either way) */
 	unsigned threads;       /* files moved at once (0: 1) */
+	bool by_path;           /* reopen planned files by their path beneath the
+	                         * job's directory, checked against their handles
+	                         * (e4_handle_open_path), not by handle: a process
+	                         * without CAP_DAC_READ_SEARCH */
 	/* Called (serialized) whenever the summary changes, with the path of
 	 * the file being moved (relative to the subtree) or NULL. */
 	void (*progress)(const E4DefragSummary *now, const char *current, void *user);

@@ -182,6 +182,7 @@ static int run_tree(Job *job, const E4DefragOpts *opts)
 		.file = *opts,
 		.worst_first = fs->worst_first,
 		.threads = fs->defrag_threads,
+		.by_path = fs->by_path,
 		.progress = on_progress,
 		.file_done = on_file_done,
 	};
