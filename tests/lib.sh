@@ -12,7 +12,13 @@
 #                                the same for any source and mount point;
 #                                sets LAST_PID (call it in the main shell,
 #                                not in $(...), so the exit status of the
-#                                daemon can be collected)
+#                                daemon can be collected). The daemon runs
+#                                as "${E4INFOFS_WRAP[@]}" "$E4INFOFS" ...:
+#                                a test sets the array for one call (e.g.
+#                                E4INFOFS_WRAP=(setpriv --reuid 65534 ...
+#                                --) to run the daemon as another user),
+#                                empty by default; the wrapper must exec
+#                                the daemon (same pid)
 #   stop_e4infofs [DIR]          unmount (default $MNT), wait for the daemon,
 #                                fail if it did not exit cleanly
 #   on_cleanup WORDS...          eval "WORDS..." at exit (in reverse order),
@@ -54,6 +60,7 @@ _DAEMON_PIDS=()    # daemons started by mount_e4infofs
 _DAEMON_LOGS=()    # their logs
 _EXTRA_LOOPS=()    # loop devices attached by attach_loop
 _CLEANED=0
+E4INFOFS_WRAP=()   # command words put before "$E4INFOFS" by mount_e4infofs
 
 log() { echo "[$TEST_NAME] $*" >&2; }
 
@@ -288,7 +295,7 @@ mount_e4infofs() {
 	mkdir -p "$dir"
 	logf=$T/daemon.log
 	[ ${#_DAEMON_LOGS[@]} -gt 0 ] && logf=$T/daemon.${#_DAEMON_LOGS[@]}.log
-	"$E4INFOFS" "$source" "$dir" -f "$@" >"$logf" 2>&1 &
+	"${E4INFOFS_WRAP[@]}" "$E4INFOFS" "$source" "$dir" -f "$@" >"$logf" 2>&1 &
 	LAST_PID=$!
 	_DAEMON_PIDS+=("$LAST_PID")
 	_DAEMON_LOGS+=("$logf")
