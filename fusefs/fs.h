@@ -104,8 +104,9 @@ bool e4fs_caller_may(const Caller *c, const struct stat *st, int mask);
  * mode no longer where it was last looked up; EACCES when the daemon may
  * not reach or open it). */
 int e4fs_node_open(E4Fs *fs, const Node *node, int flags);
-/* Opens the directory node was last looked up in (O_RDONLY | O_DIRECTORY)
- * and, when name is not NULL, gives the name it had there (g_free it).
+/* Opens the directory node was last looked up in (O_PATH | O_DIRECTORY:
+ * enough for *at calls and a donor's O_TMPFILE, and needs no read
+ * permission of an unprivileged daemon) and, when name is not NULL, gives the name it had there (g_free it).
  * Returns the fd or -errno (ENOENT when that directory is not known). */
 int e4fs_node_open_parent(E4Fs *fs, const Node *node, char **name);
 /* fstat of the real object of node. Returns 0 or -errno. */

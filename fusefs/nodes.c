@@ -180,7 +180,7 @@ int e4fs_node_open_parent(E4Fs *fs, const Node *node, char **name)
 	if (name)
 		*name = parent ? g_strdup(node->name) : NULL;
 	g_mutex_unlock(&fs->lock);
-	int fd = parent ? where_open(fs, &w, O_RDONLY | O_DIRECTORY) : -ENOENT;
+	int fd = parent ? where_open(fs, &w, O_PATH | O_DIRECTORY) : -ENOENT;
 	where_clear(&w);
 	return fd;
 }
@@ -263,7 +263,7 @@ static bool dir_inside(E4Fs *fs, int dirfd)
 			break;
 		}
 		last = st.st_ino;
-		int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = up;
 	}
@@ -277,7 +277,7 @@ bool e4fs_node_inside(E4Fs *fs, Node *node)
 	if (node == fs->root)
 		return true;
 	if (node->is_dir) {
-		int fd = e4fs_node_open(fs, node, O_RDONLY | O_DIRECTORY);
+		int fd = e4fs_node_open(fs, node, O_PATH | O_DIRECTORY);
 		bool inside = fd >= 0 && dir_inside(fs, fd);
 		if (fd >= 0)
 			close(fd);

@@ -52,6 +52,23 @@ os.close(f)
 EOF
 sync
 
+# What the user cannot search is refused at start: one line, status 1.
+mkdir "$SRC/rootonly" "$T/refused"
+chmod 700 "$SRC/rootonly"
+as_user mkdir "$U/unsearchable"
+chown $USR:$USR "$T/refused"
+for dir in "$SRC/rootonly" "$U/unsearchable"; do
+	[ "$dir" = "$U/unsearchable" ] && chmod 400 "$dir"
+	st=0
+	as_user "$E4INFOFS" "$dir" "$T/refused" -f >"$T/refused.out" 2>&1 || st=$?
+	check_eq "$st" 1 "exit status of a user's daemon on $dir"
+	check_eq "$(wc -l <"$T/refused.out")" 1 "lines a user's daemon on $dir prints"
+	grep -q 'not readable and searchable by this user' "$T/refused.out" ||
+		fail "a user's daemon on $dir said: $(cat "$T/refused.out")"
+	_is_mounted "$T/refused" && fail "a user's daemon on $dir mounted"
+done
+rmdir "$U/unsearchable"
+
 RM=$T/rootmnt
 UM=$T/usermnt
 mount_e4infofs "$U" "$RM"
@@ -87,6 +104,7 @@ same_as_root() {
 
 # The figures: the same as a root daemon's, at every depth.
 grep -q 'not root: no fanotify mark' "$USER_LOG" || fail "no line about the missing fanotify mark at start"
+grep -q 'superblock not readable' "$USER_LOG" || fail "no line about the unreadable superblock at start"
 for rel in . a a/f0 a/b a/b/c a/b/c/g2 r r/keep0 s s/sparse; do
 	same_as_root "$rel"
 done
