@@ -6,6 +6,15 @@
 #   setup_image SIZE_MIB [mkfs options...]
 #                                temp dir $T, ext4 image $IMG on loop device
 #                                $LOOP, mounted on $SRC; cleaned up at exit
+#   mount_e4infofs_as UID SOURCE DIR [args...]
+#                                mount_e4infofs with the daemon run as
+#                                UID:UID without supplementary groups
+#                                (setpriv); makes DIR UID's and /dev/fuse
+#                                usable by UID (see allow_user_fuse)
+#   allow_user_fuse              /dev/fuse 0666 until exit, as desktops
+#                                have it (libfuse opens it before it falls
+#                                back to fusermount3)
+#   as_uid UID CMD...            CMD as UID:UID, no supplementary groups
 #   start_e4infofs [args...]     e4infofs $SRC $T/mnt -f [args] in the
 #                                background; sets MNT and DAEMON_PID
 #   mount_e4infofs SOURCE DIR [args...]
@@ -311,6 +320,31 @@ mount_e4infofs() {
 		sleep 0.1
 	done
 	fail "e4infofs $source $dir -f $* did not mount within 10 s"
+}
+
+as_uid() {
+	local uid=$1
+	shift
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
+}
+
+allow_user_fuse() {
+	local mode
+	mode=$(stat -c %a /dev/fuse)
+	[ "$mode" = 666 ] && return 0
+	chmod 666 /dev/fuse
+	on_cleanup "chmod $mode /dev/fuse"
+}
+
+mount_e4infofs_as() {
+	local uid=$1 dir=$3
+	shift
+	allow_user_fuse
+	mkdir -p "$dir"
+	chown "$uid:$uid" "$dir"
+	E4INFOFS_WRAP=(setpriv --reuid="$uid" --regid="$uid" --clear-groups --)
+	mount_e4infofs "$@"
+	E4INFOFS_WRAP=()
 }
 
 start_e4infofs() {

@@ -16,16 +16,10 @@ require_cmd setpriv
 CALLS=${1:-5000}
 setup_image 128 -b 4096
 USR=65534
-as_user() { setpriv --reuid=$USR --regid=$USR --clear-groups -- "$@"; }
-fuse_mode=$(stat -c %a /dev/fuse)
-if [ "$fuse_mode" != 666 ]; then
-	chmod 666 /dev/fuse
-	on_cleanup "chmod $fuse_mode /dev/fuse"
-fi
 U=$SRC/u
 mkdir "$U"
 chown $USR:$USR "$U"
-as_user /usr/bin/python3 - "$U" <<'EOF'
+as_uid $USR /usr/bin/python3 - "$U" <<'EOF'
 import os, sys
 d = sys.argv[1]
 for depth in range(1, 33):
@@ -36,11 +30,7 @@ for depth in range(1, 33):
     os.mkdir(d)
 EOF
 mount_e4infofs "$U" "$T/root" -o timeout=0
-mkdir "$T/user"
-chown $USR:$USR "$T/user"
-E4INFOFS_WRAP=(setpriv --reuid=$USR --regid=$USR --clear-groups --)
-mount_e4infofs "$U" "$T/user" -o timeout=0
-E4INFOFS_WRAP=()
+mount_e4infofs_as $USR "$U" "$T/user" -o timeout=0
 measure() { # measure MOUNT: "depth getattr_us open_us" per depth
 	/usr/bin/python3 - "$1" "$CALLS" <<'EOF'
 import os, statistics, sys, time
@@ -64,7 +54,7 @@ for round in 1 2; do
 	echo "handle mode (root daemon), round $round:"
 	measure "$T/root"
 	echo "path mode (uid $USR daemon), round $round:"
-	as_user bash -c "CALLS=$CALLS; $(declare -f measure); measure '$T/user'"
+	as_uid $USR bash -c "CALLS=$CALLS; $(declare -f measure); measure '$T/user'"
 done
 stop_e4infofs "$T/user"
 stop_e4infofs "$T/root"

@@ -13,15 +13,8 @@ require_cmd setpriv sha256sum
 setup_image 256 -b 4096
 
 USR=65534
-as_user() { setpriv --reuid=$USR --regid=$USR --clear-groups -- "$@"; }
-
-# A desktop makes /dev/fuse 0666; this machine's is 0600, and libfuse opens
-# it before it falls back to fusermount3: open it up for the test only.
-fuse_mode=$(stat -c %a /dev/fuse)
-if [ "$fuse_mode" != 666 ]; then
-	chmod 666 /dev/fuse
-	on_cleanup "chmod $fuse_mode /dev/fuse"
-fi
+as_user() { as_uid $USR "$@"; }
+allow_user_fuse
 
 U=$SRC/u
 mkdir "$U"
@@ -72,11 +65,7 @@ rmdir "$U/unsearchable"
 RM=$T/rootmnt
 UM=$T/usermnt
 mount_e4infofs "$U" "$RM"
-mkdir "$UM"
-chown $USR:$USR "$UM"
-E4INFOFS_WRAP=(setpriv --reuid=$USR --regid=$USR --clear-groups --)
-mount_e4infofs "$U" "$UM"
-E4INFOFS_WRAP=()
+mount_e4infofs_as $USR "$U" "$UM"
 USER_LOG=${_DAEMON_LOGS[-1]}
 
 ERRS=$T/errs
@@ -121,15 +110,8 @@ for i in range(40):
     fd = nfd
 out = []
 for a in ("deepfile/score", "deepfile/extents", "score", "stats"):
-    f = os.open(a, os.O_RDONLY, dir_fd=fd)
-    data = b""
-    while True:
-        b = os.read(f, 65536)
-        if not b:
-            break
-        data += b
-    os.close(f)
-    out.append(data.decode())
+    with os.fdopen(os.open(a, os.O_RDONLY, dir_fd=fd), "rb") as f:
+        out.append(f.read().decode())
 print("\n".join(l for l in "".join(out).splitlines() if not l.startswith(("scanned_at", "scan_seconds"))))
 EOF
 }
