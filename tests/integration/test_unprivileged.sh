@@ -5,7 +5,10 @@
 # defragments the user's files without changing content, times or holes,
 # refuses another user's 0600 file with EACCES, answers no request with a
 # bare EPERM, never answers for another object after a rename or a
-# replacement, works below PATH_MAX, and reads freespace.
+# replacement, works below PATH_MAX, and reads freespace. Under ASan the
+# user's daemon keeps LeakSanitizer (detect_leaks=1): it works as uid
+# 65534 here (setpriv execs the daemon, which is then dumpable, so LSan's
+# tracer may attach to its threads).
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 require_root
