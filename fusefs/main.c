@@ -270,7 +270,7 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 		fprintf(stderr, "e4infofs: %s: %s\n", fs.info->source_dir, root_error(-err));
 		goto out;
 	}
-	if (fs.info->geom_error < 0)
+	if (fs.info->geom_default)
 		fprintf(stderr, "e4infofs: %s: superblock not readable (%s): e4defrag's best assumes "
 			"mke2fs's default geometry\n", fs.info->device, strerror(-fs.info->geom_error));
 	fs.defrag = e4_defrag_new(fs.info);
