@@ -172,7 +172,7 @@ done
 
 # A donor needs a writable directory: the user's read-only directory's
 # file gets its donor in SOURCE (the user's, writable), and with nowhere
-# writable the file is skipped as no-donor-dir.
+# writable the file is skipped as no-donor-dir, untouched.
 as_user "$MKFRAG" frag "$U/r" ro 1 256 8
 chmod 555 "$U/r"
 sync
@@ -180,6 +180,16 @@ ro_before=$(filefrag_count "$U/r/ro0")
 as_user sh -c "echo 1 > '$UM/r/ro0/defrag'" 2>>"$ERRS" || fail "defrag of a file in a read-only directory: $(uread "$UM/r/ro0/defrag")"
 [ "$(filefrag_count "$U/r/ro0")" -lt "$ro_before" ] || fail "r/ro0 not moved with its donor in SOURCE"
 chmod 755 "$U/r"
+as_user "$MKFRAG" frag "$U/r" nodir 2 256 8
+chmod 555 "$U/r" "$U"
+sync
+sum=$(sha256sum <"$U/r/nodir0")
+nodir_before=$(filefrag_count "$U/r/nodir0")
+as_user sh -c "echo 1 > '$UM/r/nodir0/defrag'" 2>>"$ERRS" || fail "defrag with no writable directory: $(uread "$UM/r/nodir0/defrag")"
+check_eq "$(uread "$UM/r/nodir0/defrag" | sed -n 's/^skipped_no-donor-dir: //p')" 1 "skipped_no-donor-dir of r/nodir0"
+check_eq "$(filefrag_count "$U/r/nodir0")" "$nodir_before" "runs of r/nodir0, skipped"
+check_eq "$(sha256sum <"$U/r/nodir0")" "$sum" "r/nodir0 content, skipped"
+chmod 755 "$U/r" "$U"
 
 # Another user's 0600 file in the user's tree: EACCES, never EPERM; the
 # directory's figures still answer.
