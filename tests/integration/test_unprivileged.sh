@@ -189,6 +189,19 @@ as_user sh -c "echo 1 > '$UM/r/nodir0/defrag'" 2>>"$ERRS" || fail "defrag with n
 check_eq "$(uread "$UM/r/nodir0/defrag" | sed -n 's/^skipped_no-donor-dir: //p')" 1 "skipped_no-donor-dir of r/nodir0"
 check_eq "$(filefrag_count "$U/r/nodir0")" "$nodir_before" "runs of r/nodir0, skipped"
 check_eq "$(sha256sum <"$U/r/nodir0")" "$sum" "r/nodir0 content, skipped"
+# ... unless -o donor_dir names a writable one (a daemon of its own; a
+# donor_dir on another filesystem is refused at start in one line).
+mkdir "$SRC/donors"
+chown $USR:$USR "$SRC/donors"
+st=0
+as_user "$E4INFOFS" "$U" "$T/refused" -f -o donor_dir=/proc >"$T/refused.out" 2>&1 || st=$?
+check_eq "$st $(wc -l <"$T/refused.out")" "1 1" "status and lines of a daemon with donor_dir on another filesystem"
+grep -q "donor_dir=/proc: not on SOURCE's filesystem" "$T/refused.out" || fail "donor_dir=/proc: $(cat "$T/refused.out")"
+mount_e4infofs_as $USR "$U" "$T/donormnt" -o donor_dir="$SRC/donors"
+as_user sh -c "echo 1 > '$T/donormnt/r/nodir0/defrag'" 2>>"$ERRS" || fail "defrag with -o donor_dir: $(uread "$T/donormnt/r/nodir0/defrag")"
+[ "$(filefrag_count "$U/r/nodir0")" -lt "$nodir_before" ] || fail "r/nodir0 not moved with its donor in -o donor_dir"
+check_eq "$(sha256sum <"$U/r/nodir0")" "$sum" "r/nodir0 content, moved"
+stop_e4infofs "$T/donormnt"
 chmod 755 "$U/r" "$U"
 
 # Another user's 0600 file in the user's tree: EACCES, never EPERM; the
