@@ -12,6 +12,7 @@
 #include <linux/fs.h>
 #include <glib.h>
 
+#include "defrag_parts.h"
 #include "donor.h"
 #include "figures.h"
 #include "moveext.h"
@@ -159,8 +160,6 @@ static E4DefragSkip static_skip(const E4Defrag *d, int fd, const struct stat *st
 		if (!(flags & FS_EXTENT_FL))
 			return E4_DSKIP_NON_EXTENT;
 	}
-	if (st->st_size == 0 || (uint64_t)st->st_size <= d->geom.block_size)
-		return E4_DSKIP_TOO_SMALL;
 	return E4_DSKIP_NONE;
 }
 
@@ -279,6 +278,7 @@ typedef struct {
 	const E4DefragOpts *opts;
 	int rw, donor;
 	E4Ranges ranges;
+	const uint64_t *donor_starts; /* per range; NULL: the file's own offsets */
 	E4CacheSnapshot cache;      /* of the chunk being moved */
 	E4CacheSnapshot prev_cache; /* of the chunk before, restored after this one moved */
 	E4FileDefrag *out;
@@ -302,15 +302,16 @@ static void move_failed(Move *m, int rc)
 		set_failed(m->out, -rc);
 }
 
-/* Moves one chunk (bytes [off, off + len)). Returns 0 or -errno. */
-static int move_chunk(Move *m, uint64_t start, uint64_t blocks)
+/* Moves the chunk of blocks [start, start + blocks) from the donor's
+ * blocks at donor_start. Returns 0 or -errno. */
+static int move_chunk(Move *m, uint64_t start, uint64_t donor_start, uint64_t blocks)
 {
 	uint32_t bs = m->d->geom.block_size;
 	uint64_t moved = 0;
 	e4_cache_snapshot(m->rw, start * bs, blocks * bs, &m->cache);
 	e4_cache_prepare(m->rw, &m->cache, start * bs, blocks * bs);
 	e4_cache_fill(m->rw, start * bs, blocks * bs);
-	int rc = e4_move_range(m->rw, m->donor, start, blocks, &moved);
+	int rc = e4_move_range(m->rw, m->donor, start, donor_start, blocks, &moved);
 	m->out->bytes_moved += moved * bs;
 	/* Start writing the moved pages back now; they are dropped (waiting
 	 * for that) after the next chunk moved, so reads and writes overlap. */
@@ -329,13 +330,14 @@ static void move_all(Move *m)
 	int rc = 0;
 	for (size_t i = 0; rc == 0 && i < m->ranges.n; i++) {
 		const E4Range *r = &m->ranges.v[i];
+		uint64_t donor_start = m->donor_starts ? m->donor_starts[i] : r->start;
 		for (uint64_t off = 0; rc == 0 && off < r->len; off += chunk) {
 			if (m->opts->cancelled && m->opts->cancelled(m->opts->user)) {
 				m->out->outcome = E4_OUTCOME_CANCELLED;
 				break;
 			}
 			uint64_t len = r->len - off < chunk ? r->len - off : chunk;
-			rc = move_chunk(m, r->start + off, len);
+			rc = move_chunk(m, r->start + off, donor_start + off, len);
 			e4_cache_restore(m->rw, &m->prev_cache, prev_start * bs, prev_len * bs);
 			E4CacheSnapshot done = m->prev_cache;
 			m->prev_cache = m->cache;
@@ -446,14 +448,7 @@ static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts
 		goto out;
 	}
 	out->outcome = E4_OUTCOME_IMPROVED;
-	move_all(&m);
-	/* With data=ordered the journal writes moved data before committing
-	 * the swap; with data=writeback nothing orders them: sync. */
-	if (d->data_writeback)
-		fdatasync(rw);
-	g_mutex_lock(&d->alloc_lock);
-	e4_room_freed(&d->room, out->bytes_moved);
-	g_mutex_unlock(&d->alloc_lock);
+	e4_defrag_move(d, rw, m.donor, &m.ranges, NULL, opts, out);
 	runs = runs_of(rw, &d->geom, &map, &fig);
 	if (runs >= 0)
 		out->runs_after = (uint32_t)runs;
@@ -468,14 +463,30 @@ out:
 	e4_extent_map_clear(&map);
 }
 
-void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *opts,
-		    E4FileDefrag *out)
+void e4_defrag_move(E4Defrag *d, int rw, int donor, const E4Ranges *ranges,
+		    const uint64_t *donor_starts, const E4DefragOpts *opts, E4FileDefrag *out)
+{
+	Move m = { .d = d, .opts = opts, .rw = rw, .donor = donor, .ranges = *ranges,
+		   .donor_starts = donor_starts, .out = out };
+	move_all(&m);
+	e4_cache_snapshot_clear(&m.cache);
+	e4_cache_snapshot_clear(&m.prev_cache);
+	/* With data=ordered the journal writes moved data before committing
+	 * the swap; with data=writeback nothing orders them: sync. */
+	if (d->data_writeback)
+		fdatasync(rw);
+	g_mutex_lock(&d->alloc_lock);
+	e4_room_freed(&d->room, out->bytes_moved);
+	g_mutex_unlock(&d->alloc_lock);
+}
+
+int e4_defrag_admit(E4Defrag *d, int fd, uid_t uid, bool one_block, E4FileDefrag *out)
 {
 	*out = (E4FileDefrag){ .outcome = E4_OUTCOME_FAILED };
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		set_failed(out, errno);
-		return;
+		return -1;
 	}
 	out->size = (uint64_t)st.st_size;
 	out->ino = st.st_ino;
@@ -483,12 +494,16 @@ void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *op
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	/* A real fd for the flag ioctl: fd may be O_PATH. */
 	int ro = S_ISREG(st.st_mode) ? open(path, O_RDONLY | O_NONBLOCK | O_NOATIME | O_CLOEXEC) : -1;
-	E4DefragSkip skip = static_skip(d, ro >= 0 ? ro : fd, &st, opts->uid);
+	E4DefragSkip skip = static_skip(d, ro >= 0 ? ro : fd, &st, uid);
 	if (ro >= 0)
 		close(ro);
+	/* One block is one run whatever happens; packing still moves it. */
+	uint64_t least = one_block ? 0 : d->geom.block_size;
+	if (skip == E4_DSKIP_NONE && (st.st_size == 0 || (uint64_t)st.st_size <= least))
+		skip = E4_DSKIP_TOO_SMALL;
 	if (skip != E4_DSKIP_NONE) {
 		set_skip(out, skip);
-		return;
+		return -1;
 	}
 	int rw = open_rw(fd, &st, &skip);
 	if (rw < 0) {
@@ -496,20 +511,53 @@ void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *op
 			set_skip(out, skip);
 		else
 			set_failed(out, -rw);
-		return;
+		return -1;
 	}
-	if (is_active_swap(&st)) {
-		/* Opening a swap file read-write works; only the move would fail. */
-		set_skip(out, E4_DSKIP_SWAPFILE);
-	} else if (locked_by_other(rw)) {
-		set_skip(out, E4_DSKIP_LOCKED);
-	} else if (!claim(d, st.st_ino)) {
-		set_skip(out, E4_DSKIP_BUSY);
-	} else {
-		defrag_open(d, rw, donor_dirfd, opts, out);
-		release(d, st.st_ino);
+	if (is_active_swap(&st))
+		skip = E4_DSKIP_SWAPFILE; /* opening a swap file read-write works; the move would fail */
+	else if (locked_by_other(rw))
+		skip = E4_DSKIP_LOCKED;
+	else if (!claim(d, st.st_ino))
+		skip = E4_DSKIP_BUSY;
+	if (skip != E4_DSKIP_NONE) {
+		set_skip(out, skip);
+		close(rw);
+		return -1;
 	}
+	return rw;
+}
+
+int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks)
+{
+	E4Range all = { 0, blocks };
+	E4Ranges ranges = { &all, 1 };
+	g_mutex_lock(&d->alloc_lock);
+	int fd = e4_donor_create(dirfd, &ranges, d->geom.block_size);
+	g_mutex_unlock(&d->alloc_lock);
+	return fd;
+}
+
+void e4_defrag_room_changed(E4Defrag *d)
+{
+	g_mutex_lock(&d->alloc_lock);
+	e4_room_reset(&d->room);
+	g_mutex_unlock(&d->alloc_lock);
+}
+
+void e4_defrag_dismiss(E4Defrag *d, int rw, uint64_t ino)
+{
+	release(d, ino);
 	close(rw);
+}
+
+void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *opts,
+		    E4FileDefrag *out)
+{
+	int rw = e4_defrag_admit(d, fd, opts->uid, false, out);
+	if (rw < 0)
+		return;
+	defrag_open(d, rw, donor_dirfd, opts, out);
+	e4_defrag_dismiss(d, rw, out->ino);
 }
 
 bool e4_defrag_needed(const E4FileFigures *fig, const E4DefragOpts *opts, uint32_t block_size)

@@ -10,6 +10,7 @@
 #include "freespace.h"
 #include "handle.h"
 #include "inspect.h"
+#include "makeroom.h"
 #include "walk.h"
 
 /* The second pass stops once retries in a row that gained nothing add up
@@ -36,7 +37,8 @@ typedef struct {
 	int mount_fd;
 	GArray *todo;      /* Candidate */
 	GPtrArray *queue;  /* Candidate * of the current pass, in order */
-	bool retrying;     /* the second pass */
+	bool retrying;     /* the second pass (or the third) */
+	bool making_room;  /* the third pass */
 	uint64_t fruitless; /* bytes of the retries in a row that gained nothing */
 	GHashTable *dirs;  /* dir ino -> E4Handle */
 	GMutex lock;       /* guards sum, next and the callbacks */
@@ -76,6 +78,8 @@ void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
 	dst->runs_before += src->runs_before;
 	dst->runs_after += src->runs_after;
 	dst->bytes_moved += src->bytes_moved;
+	dst->room_bytes_moved += src->room_bytes_moved;
+	dst->room_files_moved += src->room_files_moved;
 	dst->retried += src->retried;
 	dst->seconds += src->seconds;
 	if (!dst->first_error)
@@ -281,6 +285,21 @@ static int reopen(const Plan *p, const char *path, const E4Handle *h, int flags)
 	return e4_handle_open_path(p->mount_fd, path, h, flags);
 }
 
+/* A defrag of one file, making room for it in the third pass. */
+static void move_file(Plan *p, int fd, int dirfd, const E4DefragOpts *fopts, E4FileDefrag *res)
+{
+	if (!p->making_room) {
+		e4_defrag_file(p->d, fd, dirfd, fopts, res);
+		return;
+	}
+	E4RoomMade room;
+	e4_defrag_file_making_room(p->d, fd, dirfd, p->opts->room_fd, fopts, res, &room);
+	g_mutex_lock(&p->lock);
+	p->sum->room_bytes_moved += room.bytes_moved;
+	p->sum->room_files_moved += room.files_moved;
+	g_mutex_unlock(&p->lock);
+}
+
 static void move_candidate(Worker *w, Candidate *c)
 {
 	Plan *p = w->plan;
@@ -305,7 +324,7 @@ static void move_candidate(Worker *w, Candidate *c)
 		g_mutex_lock(&p->lock);
 		report(p, c->path);
 		g_mutex_unlock(&p->lock);
-		e4_defrag_file(p->d, fd, dirfd, &fopts, &res);
+		move_file(p, fd, dirfd, &fopts, &res);
 	}
 	if (fd >= 0)
 		close(fd);
@@ -418,6 +437,48 @@ static void retry_pass(Plan *p)
 	g_mutex_unlock(&p->lock);
 }
 
+/* Smallest file room is made for: below it, the moves would cost more
+ * than the runs they save. Blocks. */
+#define ROOM_MIN_BLOCKS 256
+
+static gint larger_first(gconstpointer a, gconstpointer b)
+{
+	const Candidate *x = *(Candidate *const *)a, *y = *(Candidate *const *)b;
+	return (x->fig.blocks < y->fig.blocks) - (x->fig.blocks > y->fig.blocks);
+}
+
+/* The files still above their ideal after two passes, largest first, get
+ * room made for them, one at a time: each maps the whole filesystem. */
+static void room_pass(Plan *p)
+{
+	if (!p->opts->make_room || p->opts->file.uid != 0 || on_plan_cancelled(p))
+		return;
+	uint64_t bytes = 0;
+	g_ptr_array_set_size(p->queue, 0);
+	for (size_t i = 0; i < p->todo->len; i++) {
+		Candidate *c = &g_array_index(p->todo, Candidate, i);
+		if (!worth_retry(p, c) || c->fig.blocks < ROOM_MIN_BLOCKS || c->fig.blocks > E4_ROOM_MAX_REGION_BLOCKS)
+			continue;
+		g_ptr_array_add(p->queue, c);
+		bytes += c->result.size;
+	}
+	if (p->queue->len == 0)
+		return;
+	g_ptr_array_sort(p->queue, larger_first);
+	g_mutex_lock(&p->lock);
+	p->retrying = p->making_room = true;
+	p->fruitless = 0;
+	p->next = 0;
+	p->sum->bytes_total += bytes;
+	report(p, NULL);
+	g_mutex_unlock(&p->lock);
+	run_workers(p, 1);
+	g_mutex_lock(&p->lock);
+	if (!on_plan_cancelled(p))
+		p->sum->bytes_done = p->sum->bytes_total;
+	g_mutex_unlock(&p->lock);
+}
+
 static void clear_candidate(gpointer data)
 {
 	Candidate *c = data;
@@ -447,6 +508,8 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 				 on_plan_cancelled(&p);
 		if (!cancelled)
 			retry_pass(&p);
+		if (!cancelled)
+			room_pass(&p);
 		if (cancelled || on_plan_cancelled(&p))
 			rc = -ECANCELED;
 	}

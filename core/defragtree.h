@@ -14,6 +14,8 @@ typedef struct {
 	uint64_t skips[E4_DSKIP__COUNT];    /* per reason, of E4_OUTCOME_SKIPPED */
 	uint64_t runs_before, runs_after;   /* over all analysed files */
 	uint64_t bytes_moved;
+	uint64_t room_bytes_moved;          /* other files' bytes moved to make room */
+	uint64_t room_files_moved;          /* and those files (once per region) */
 	uint64_t retried;                   /* files given a second donor */
 	double seconds;
 	int first_error;                    /* errno of the first failed file */
@@ -28,6 +30,11 @@ typedef struct {
 	                         * job's directory, checked against their handles
 	                         * (e4_handle_open_path), not by handle: a process
 	                         * without CAP_DAC_READ_SEARCH */
+	/* A third pass makes room (core/place/makeroom.h) for the files of
+	 * 1 MiB to 1 GiB still above their ideal, largest first, one at a time:
+	 * root jobs only. room_fd: a directory fd of the ext4 mount point. */
+	bool make_room;
+	int room_fd;
 	/* Called (serialized) whenever the summary changes, with the path of
 	 * the file being moved (relative to the subtree) or NULL. */
 	void (*progress)(const E4DefragSummary *now, const char *current, void *user);

@@ -128,6 +128,11 @@ void e4_figures_compute(const E4ExtentMap *map, uint64_t size, const E4Geometry 
 	}
 	if (size > expect)
 		out->holes++;
+	if (out->blocks) {
+		const E4Extent *last = &map->ext[map->n - 1];
+		out->first_block = map->ext[0].physical / bs;
+		out->end_block = (last->physical + last->length) / bs;
+	}
 	out->runs = e4_count_runs(map->ext, map->n);
 	out->e4_phys_runs = e4_count_e4defrag_runs(map->ext, map->n, bs);
 	out->best = e4_best_count(out->blocks, geom);

@@ -21,6 +21,12 @@ typedef struct {
 	uint32_t best;             /* e4defrag's best extent count */
 	uint32_t ideal;            /* fewest extents ext4 can hold the data in */
 	uint32_t flags;            /* OR of every record's FIEMAP_EXTENT_* flags */
+	/* Where a reader of the whole file starts and ends on disk, for the
+	 * directory locality of its directory: the physical block of the
+	 * first record (in logical order) and the block after the last one.
+	 * Both 0 when no block is mapped. */
+	uint64_t first_block;
+	uint64_t end_block;
 } E4FileFigures;
 
 /* Physical runs counted exactly as filefrag counts "N extents found":

@@ -82,21 +82,33 @@ int e4_fsmap_walk(int fd, int (*fn)(const struct fsmap *rec, void *user), void *
 }
 
 typedef struct {
-	E4FreeSpace *out;
+	E4FreeExtentFn fn;
+	void *user;
 	uint32_t block_size;
 } FreeWalk;
 
-static int add_free(const struct fsmap *r, void *user)
+static int each_free(const struct fsmap *r, void *user)
 {
 	FreeWalk *w = user;
 	if ((r->fmr_flags & FMR_OF_SPECIAL_OWNER) && r->fmr_owner == FMR_OWN_FREE)
-		e4_freespace_add(w->out, r->fmr_length / w->block_size);
+		w->fn(r->fmr_physical / w->block_size, r->fmr_length / w->block_size, w->user);
 	return 0;
+}
+
+int e4_freespace_each(int fd, uint32_t block_size, E4FreeExtentFn fn, void *user)
+{
+	FreeWalk w = { fn, user, block_size };
+	return e4_fsmap_walk(fd, each_free, &w);
+}
+
+static void add_extent(uint64_t start, uint64_t blocks, void *user)
+{
+	(void)start;
+	e4_freespace_add(user, blocks);
 }
 
 int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out)
 {
 	*out = (E4FreeSpace){ .block_size = block_size };
-	FreeWalk w = { out, block_size };
-	return e4_fsmap_walk(fd, add_free, &w);
+	return e4_freespace_each(fd, block_size, add_extent, out);
 }

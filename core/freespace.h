@@ -29,6 +29,14 @@ int e4_fsmap_walk(int fd, int (*fn)(const struct fsmap *rec, void *user), void *
  * in bytes. Returns 0 or -errno as e4_fsmap_walk. */
 int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out);
 
+/* Called for each free extent, in ascending order: its first block and
+ * its length, in blocks. */
+typedef void (*E4FreeExtentFn)(uint64_t start, uint64_t blocks, void *user);
+
+/* Reports every free extent of the filesystem of fd (e4_fsmap_walk) to
+ * fn. Returns 0 or -errno as e4_freespace_read. */
+int e4_freespace_each(int fd, uint32_t block_size, E4FreeExtentFn fn, void *user);
+
 /* Adds one free extent of `blocks` blocks. */
 void e4_freespace_add(E4FreeSpace *fs, uint64_t blocks);
 

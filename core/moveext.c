@@ -45,7 +45,8 @@ static void settle(int orig_fd, uint64_t start, uint64_t len, int attempt)
 		backoff(attempt - 1);
 }
 
-int e4_move_range(int orig_fd, int donor_fd, uint64_t start, uint64_t len, uint64_t *moved)
+int e4_move_range(int orig_fd, int donor_fd, uint64_t start, uint64_t donor_start, uint64_t len,
+		  uint64_t *moved)
 {
 	*moved = 0;
 	int busy = 0, idle = 0;
@@ -55,7 +56,7 @@ int e4_move_range(int orig_fd, int donor_fd, uint64_t start, uint64_t len, uint6
 		struct move_extent me = {
 			.donor_fd = (__u32)donor_fd,
 			.orig_start = start + *moved,
-			.donor_start = start + *moved,
+			.donor_start = donor_start + *moved,
 			.len = len - *moved,
 		};
 		int rc = ioctl(orig_fd, EXT4_IOC_MOVE_EXT, &me) < 0 ? -errno : 0;

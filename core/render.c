@@ -51,6 +51,7 @@ static size_t stats_fields(const E4Summary *s, uint32_t bs, double seconds, cons
 	f[n++] = COUNT("score", (uint64_t)score);
 	f[n++] = TEXT("verdict", e4_score_verdict(score));
 	f[n++] = REAL("layout_score", e4_summary_layout_score(s), 4);
+	f[n++] = REAL("dir_locality", e4_summary_dir_locality(s), 4);
 	f[n++] = REAL("mean_run_kib", e4_summary_mean_run_kib(s, bs), 1);
 	f[n++] = COUNT("skipped_files", e4_summary_skipped_total(s));
 	static const char *const skip_keys[E4_SKIP__COUNT] = {
@@ -211,8 +212,10 @@ static void render_defrag_result(GString *out, const E4DefragSummary *s)
 					       e4_defrag_skip_name((E4DefragSkip)k), s->skips[k]);
 	g_string_append_printf(out, "retried: %" G_GUINT64_FORMAT "\nruns_before: %" G_GUINT64_FORMAT
 			       "\nruns_after: %" G_GUINT64_FORMAT "\nbytes_moved: %" G_GUINT64_FORMAT
+			       "\nroom_bytes_moved: %" G_GUINT64_FORMAT "\nroom_files_moved: %" G_GUINT64_FORMAT
 			       "\nseconds: ",
-			       s->retried, s->runs_before, s->runs_after, s->bytes_moved);
+			       s->retried, s->runs_before, s->runs_after, s->bytes_moved, s->room_bytes_moved,
+			       s->room_files_moved);
 	append_real(out, s->seconds, 3);
 	g_string_append_c(out, '\n');
 	if (s->first_error)

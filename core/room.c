@@ -7,6 +7,13 @@ void e4_room_init(E4Room *r, uint32_t block_size)
 	*r = (E4Room){ .block_size = block_size };
 }
 
+void e4_room_reset(E4Room *r)
+{
+	uint64_t total = r->freed_total;
+	e4_room_init(r, r->block_size);
+	r->freed_total = total;
+}
+
 void e4_room_read(E4Room *r, int fd, int64_t now_us)
 {
 	int64_t t0 = g_get_monotonic_time();

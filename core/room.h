@@ -51,6 +51,10 @@ typedef struct {
 
 void e4_room_init(E4Room *r, uint32_t block_size);
 
+/* Forgets the map and the last miss: the free space changed in a way the
+ * counts do not tell (room was made: a region emptied and committed). */
+void e4_room_reset(E4Room *r);
+
 /* Reads the free-space map of the filesystem of fd now (at monotonic time
  * now_us), measuring how long that takes. A failure (not root, no
  * GETFSMAP) leaves the room unknown. */

@@ -33,6 +33,30 @@ void e4_summary_add(E4Summary *s, const E4FileFigures *fig)
 	}
 }
 
+void e4_dirloc_add(E4DirLoc *d, const E4FileFigures *fig)
+{
+	if (fig->blocks == 0)
+		return;
+	uint64_t within = fig->runs ? fig->runs - 1 : 0;
+	bool follows = d->blocks == 0 || fig->first_block == d->end;
+	d->jumps += within + !follows;
+	d->blocks += fig->blocks;
+	d->end = fig->end_block;
+}
+
+void e4_summary_add_dirloc(E4Summary *s, const E4DirLoc *d)
+{
+	s->dl_jumps += d->jumps;
+	s->dl_blocks += d->blocks;
+}
+
+double e4_summary_dir_locality(const E4Summary *s)
+{
+	if (s->dl_blocks == 0)
+		return 1.0;
+	return 1.0 - (double)s->dl_jumps / (double)s->dl_blocks;
+}
+
 void e4_summary_skip(E4Summary *s, E4SkipReason reason)
 {
 	s->files++;

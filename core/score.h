@@ -32,8 +32,32 @@ typedef struct {
 	uint64_t unwritten_blocks;
 	uint64_t ls_extra_runs;    /* layout score: sum of (runs - 1) over files of >= 2 blocks */
 	uint64_t ls_extra_blocks;  /* layout score: sum of (blocks - 1) over the same files */
+	uint64_t dl_jumps;         /* directory locality: jumps summed over directories */
+	uint64_t dl_blocks;        /* directory locality: blocks of the files walked */
 	uint64_t skipped[E4_SKIP__COUNT];
 } E4Summary;
+
+/* Directory locality of one directory (a static form of the "dynamic
+ * layout score" of Conway et al., FAST'17): its regular files read one
+ * after another in readdir order, as tar, cp -r, find and rsync read
+ * them, every file's physical runs in logical order. A jump is a run that
+ * does not start at the block right after the previous run's last block;
+ * the first run is none. Files without a mapped block are passed over. */
+typedef struct {
+	uint64_t jumps;
+	uint64_t blocks;           /* mapped blocks of the files added */
+	uint64_t end;              /* block after the last added file's last run */
+} E4DirLoc;
+
+/* Adds the directory's next file in readdir order. */
+void e4_dirloc_add(E4DirLoc *d, const E4FileFigures *fig);
+
+/* Adds one directory's locality (its jumps and blocks) to the summary. */
+void e4_summary_add_dirloc(E4Summary *s, const E4DirLoc *d);
+
+/* 1 - sum of jumps / sum of blocks over the directories added, in [0,1];
+ * 1 when they hold no block. */
+double e4_summary_dir_locality(const E4Summary *s);
 
 /* Adds one analysed file. */
 void e4_summary_add(E4Summary *s, const E4FileFigures *fig);

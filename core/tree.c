@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <string.h>
 #include <unistd.h>
 #include <glib.h>
@@ -50,7 +51,8 @@ struct E4Tree {
 	GThreadPool *pool;
 	E4Watch *watch;         /* NULL: every scan checks every file with a stat */
 	GThread *drainer;       /* keeps the event queue short between scans */
-	gint stop;
+	int wake;               /* eventfd: tells the drainer to stop now */
+	gint stop;              /* set by e4_tree_stop: scans end at once */
 	uint64_t scans, inspections, revalidations; /* atomic */
 };
 
@@ -122,8 +124,10 @@ static void store_result(FileRec *rec, const E4FileResult *r)
 static void inspect_rec(E4Tree *tree, int dirfd, FileRec *rec)
 {
 	E4FileResult r;
-	__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
 	rec->valid = false;
+	if (g_atomic_int_get(&tree->stop))
+		return;
+	__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
 	if (e4_inspect_at(dirfd, rec->name, &tree->geom, NULL, &r) == 0)
 		store_result(rec, &r);
 }
@@ -300,7 +304,8 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 
 static void scan_subtree(Scan *scan, int fd, const struct stat *st)
 {
-	if (!g_hash_table_add(scan->visited, g_memdup2(&st->st_ino, sizeof(st->st_ino)))) {
+	if (g_atomic_int_get(&scan->tree->stop) ||
+	    !g_hash_table_add(scan->visited, g_memdup2(&st->st_ino, sizeof(st->st_ino)))) {
 		close(fd);
 		return;
 	}
@@ -355,8 +360,17 @@ static void aggregate_dir(Aggregate *ag, uint64_t ino)
 	DirRec *rec = g_hash_table_lookup(ag->tree->dirs, &ino);
 	if (!rec || !g_hash_table_add(ag->visited, g_memdup2(&ino, sizeof(ino))))
 		return;
-	for (size_t i = 0; i < rec->nfiles; i++)
-		aggregate_file(ag, &rec->files[i]);
+	/* A hard-linked file counts in the summary once, but in the locality
+	 * of every directory holding a name of it: a reader of each directory
+	 * reads it there. */
+	E4DirLoc loc = {0};
+	for (size_t i = 0; i < rec->nfiles; i++) {
+		const FileRec *f = &rec->files[i];
+		aggregate_file(ag, f);
+		if (f->valid && f->skip < 0)
+			e4_dirloc_add(&loc, &f->fig);
+	}
+	e4_summary_add_dirloc(&ag->out->sum, &loc);
 	for (size_t i = 0; i < rec->nsubdirs; i++) {
 		if (!rec->subdirs[i].ino)
 			continue;
@@ -423,9 +437,10 @@ static void drain(E4Tree *tree)
 static gpointer drainer_main(gpointer data)
 {
 	E4Tree *tree = data;
-	struct pollfd pfd = { .fd = e4_watch_fd(tree->watch), .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = e4_watch_fd(tree->watch), .events = POLLIN },
+				 { .fd = tree->wake, .events = POLLIN } };
 	while (!g_atomic_int_get(&tree->stop)) {
-		if (poll(&pfd, 1, 200) <= 0)
+		if (poll(pfd, 2, -1) <= 0 || !(pfd[0].revents & POLLIN))
 			continue;
 		g_mutex_lock(&tree->lock);
 		drain(tree);
@@ -436,6 +451,8 @@ static gpointer drainer_main(gpointer data)
 
 int e4_tree_watch(E4Tree *tree, int mount_fd)
 {
+	if (tree->wake < 0)
+		return -EBADF;
 	E4Watch *w = e4_watch_new(mount_fd);
 	if (!w)
 		return -errno;
@@ -476,6 +493,11 @@ int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
 	e4_top_init(&out->top, top_n);
 	scan_subtree(&scan, fd, &st);
 	scan_finish(&scan);
+	if (g_atomic_int_get(&tree->stop)) {
+		g_mutex_unlock(&tree->lock);
+		e4_tree_result_clear(out);
+		return -ECANCELED;
+	}
 	Aggregate ag = {
 		.tree = tree, .out = out, .path = g_string_new(NULL),
 		.seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
@@ -503,6 +525,8 @@ int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
 	int rc;
 	DirRec *rec = refresh_dir(&scan, fd, &st, &rc);
 	scan_finish(&scan);
+	if (g_atomic_int_get(&tree->stop))
+		rc = -ECANCELED;
 	for (size_t i = 0; rec && rc == 0 && i < rec->nfiles; i++) {
 		const FileRec *f = &rec->files[i];
 		if (!f->valid)
@@ -537,18 +561,34 @@ E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)
 	tree->dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, dir_rec_free);
 	tree->forgotten = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	tree->pool = g_thread_pool_new(run_job, NULL, (gint)(threads ? threads : 1), FALSE, NULL);
+	tree->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return tree;
+}
+
+void e4_tree_stop(E4Tree *tree)
+{
+	if (!tree || g_atomic_int_get(&tree->stop))
+		return;
+	g_atomic_int_set(&tree->stop, 1);
+	if (tree->drainer) {
+		/* Adding 1 to a fresh eventfd cannot fail or block. */
+		uint64_t one = 1;
+		ssize_t n = write(tree->wake, &one, sizeof(one));
+		(void)n;
+		g_thread_join(g_steal_pointer(&tree->drainer));
+	}
+	g_mutex_lock(&tree->lock);
+	g_clear_pointer(&tree->watch, e4_watch_free);
+	g_mutex_unlock(&tree->lock);
 }
 
 void e4_tree_free(E4Tree *tree)
 {
 	if (!tree)
 		return;
-	if (tree->drainer) {
-		g_atomic_int_set(&tree->stop, 1);
-		g_thread_join(tree->drainer);
-	}
-	e4_watch_free(tree->watch);
+	e4_tree_stop(tree);
+	if (tree->wake >= 0)
+		close(tree->wake);
 	g_thread_pool_free(tree->pool, FALSE, TRUE);
 	g_hash_table_destroy(tree->dirs);
 	g_hash_table_destroy(tree->forgotten);

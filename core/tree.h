@@ -42,6 +42,12 @@ typedef int (*E4TreeFileFn)(const E4TreeFile *file, void *user);
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads);
 void e4_tree_free(E4Tree *tree);
 
+/* Lets go of the filesystem at once: stops watching it, and makes scans
+ * under way end at their next file and every later one fail with
+ * -ECANCELED, so that the tree holds no fd on it once they have returned.
+ * For a daemon whose mount has ended; only e4_tree_free may follow. */
+void e4_tree_stop(E4Tree *tree);
+
 /* Watches the filesystem (mount_fd: a directory fd on it, kept open by the
  * caller for the tree's life) for changes, so that scans check with a stat
  * only the files of directories where something happened since the last

@@ -31,7 +31,8 @@ PID=""
 cleanup() {
 	set +e
 	if findmnt -n --mountpoint "$T/mnt" >/dev/null 2>&1; then
-		fusermount3 -u "$T/mnt" 2>/dev/null || umount -l "$T/mnt"
+		# umount waits for the daemon where umount.fuse.e4infofs is installed.
+		umount "$T/mnt" 2>/dev/null || fusermount3 -u "$T/mnt" 2>/dev/null || umount -l "$T/mnt"
 	fi
 	if [ -n "$PID" ]; then
 		for _ in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done

@@ -181,6 +181,11 @@ static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
 	E4Summary sum = {0};
 	E4Top top = {0};
 	e4_summary_add_result(&sum, &r);
+	/* A file node's figures are those of a directory holding only it. */
+	E4DirLoc loc = {0};
+	if (r.skip < 0)
+		e4_dirloc_add(&loc, &r.fig);
+	e4_summary_add_dirloc(&sum, &loc);
 	double seconds = (double)(g_get_monotonic_time() - start) / 1e6;
 	*out = render_summary(fs, id, &sum, &top, seconds, time(NULL));
 	return 0;

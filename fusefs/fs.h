@@ -37,6 +37,8 @@ typedef struct {
 	int donor_dir_fd;    /* -o donor_dir, or -1 */
 	bool by_path;        /* no CAP_DAC_READ_SEARCH: nodes are opened by their
 	                      * path beneath root_fd, checked against their handle */
+	int fsroot_fd;       /* the ext4 mount point, to make room across the whole
+	                      * filesystem (root daemon with make_room), else -1 */
 	GMutex lock;         /* guards nodes */
 	GHashTable *nodes;   /* real ino -> Node */
 	double timeout;      /* entry and attribute cache timeout, seconds */

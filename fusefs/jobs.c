@@ -10,6 +10,8 @@
 
 #include "defragtree.h"
 #include "escape.h"
+#include "makeroom.h"
+#include "pack.h"
 #include "render.h"
 
 #define MAX_DEPTH 100000
@@ -158,21 +160,28 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	g_mutex_unlock(&job->lock);
 	E4DefragOpts fopts = *opts;
 	fopts.progress = on_file_progress;
+	E4RoomMade room = {0};
 	if (fd < 0 || dirfd < 0)
 		res.error = fd < 0 ? -fd : dir_err;
 	else
-		e4_defrag_file(fs->defrag, fd, dirfd, &fopts, &res);
+		e4_defrag_file_making_room(fs->defrag, fd, dirfd, fs->fsroot_fd, &fopts, &res, &room);
 	if (fd >= 0)
 		close(fd);
 	if (dirfd >= 0)
 		close(dirfd);
 	g_mutex_lock(&job->lock);
 	e4_defrag_summary_add(&job->sum, &res);
+	job->sum.room_bytes_moved += room.bytes_moved;
+	job->sum.room_files_moved += room.files_moved;
 	g_mutex_unlock(&job->lock);
+	if (room.files_moved)
+		fuse_log(FUSE_LOG_INFO, "e4infofs: made room for inode %" PRIu64 ": %" PRIu64 " blocks at %" PRIu64
+			 ", moved %" PRIu64 " bytes of %" PRIu64 " files\n", res.ino, room.region.len,
+			 room.region.start, room.bytes_moved, room.files_moved);
 	on_file_done(".", &res, job);
 }
 
-static int run_tree(Job *job, const E4DefragOpts *opts)
+static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 {
 	E4Fs *fs = job->fs;
 	int dirfd = e4fs_node_open(fs, job->node, O_RDONLY | O_DIRECTORY);
@@ -185,9 +194,12 @@ static int run_tree(Job *job, const E4DefragOpts *opts)
 		.by_path = fs->by_path,
 		.progress = on_progress,
 		.file_done = on_file_done,
+		.make_room = fs->fsroot_fd >= 0,
+		.room_fd = fs->fsroot_fd,
 	};
 	E4DefragSummary sum;
-	int rc = e4_defrag_tree(fs->defrag, dirfd, &topts, &sum);
+	int rc = kind == E4FS_JOB_PACK ? e4_pack_tree(fs->defrag, dirfd, &topts, &sum)
+				       : e4_defrag_tree(fs->defrag, dirfd, &topts, &sum);
 	close(dirfd);
 	g_mutex_lock(&job->lock);
 	job->sum = sum;
@@ -234,9 +246,46 @@ static int job_errno(Job *job, int rc)
 	return job->sum.outcomes[E4_OUTCOME_FAILED] ? -EIO : 0;
 }
 
-int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid)
+/* 0, or why a job of this kind may not run on node (logged). */
+static int job_misuse(E4Fs *fs, Node *node, E4fsJobKind kind, uid_t uid)
+{
+	const char *why = NULL;
+	int rc = -EINVAL;
+	if (kind == E4FS_JOB_PACK && !node->is_dir) {
+		why = "pack: not a directory";
+	} else if (kind == E4FS_JOB_COMPACT && node != fs->root) {
+		why = "compact: not the mount root";
+	} else if (kind == E4FS_JOB_COMPACT && uid != 0) {
+		why = "compact: only root";
+		rc = -EPERM;
+	} else if (kind == E4FS_JOB_COMPACT && fs->fsroot_fd < 0) {
+		why = "compact: needs a root daemon with make_room=1";
+		rc = -EOPNOTSUPP;
+	}
+	if (why)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: job on inode %" PRIu64 " refused: %s\n", node->real_ino, why);
+	return why ? rc : 0;
+}
+
+static int run_compact(Job *job, const E4DefragOpts *opts)
+{
+	E4Compacted c;
+	int rc = e4_compact(job->fs->defrag, job->fs->fsroot_fd, E4FS_COMPACT_MAX_BYTES, opts, &c);
+	g_mutex_lock(&job->lock);
+	job->sum.room_bytes_moved = c.bytes_moved;
+	job->sum.room_files_moved = c.files_moved;
+	g_mutex_unlock(&job->lock);
+	fuse_log(FUSE_LOG_INFO, "e4infofs: compact: %" PRIu64 " regions of %" PRIu64 " blocks cleared, %" PRIu64
+		 " bytes of %" PRIu64 " files moved\n", c.regions, c.region_blocks, c.bytes_moved, c.files_moved);
+	return rc == -ECANCELED ? 0 : rc;
+}
+
+int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t uid)
 {
 	struct statvfs sv;
+	int bad = job_misuse(fs, node, kind, uid);
+	if (bad < 0)
+		return bad;
 	if (fstatvfs(fs->root_fd, &sv) == 0 && (sv.f_flag & ST_RDONLY))
 		return -EROFS;
 	Job *job = g_new0(Job, 1);
@@ -248,8 +297,10 @@ int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid)
 		gint64 start = g_get_monotonic_time();
 		E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib,
 				      .cancelled = job_cancelled, .user = job };
-		if (node->is_dir) {
-			rc = run_tree(job, &opts);
+		if (kind == E4FS_JOB_COMPACT) {
+			rc = run_compact(job, &opts);
+		} else if (node->is_dir) {
+			rc = run_tree(job, kind, &opts);
 		} else {
 			run_file(job, &opts);
 			rc = 0;

@@ -3,14 +3,26 @@
 
 #include "fs.h"
 
-/* Runs a defragmentation of node (a file, or a directory's subtree) for
- * the caller uid and returns when it ends. req's interruption (Ctrl-C on
+/* What a job does. */
+typedef enum {
+	E4FS_JOB_DEFRAG, /* each file into as few runs as it can */
+	E4FS_JOB_PACK,   /* each directory's files end to end, one region per directory */
+	E4FS_JOB_COMPACT, /* free space consolidated (the mount root only, root) */
+} E4fsJobKind;
+
+/* Most bytes of other files one compaction moves. */
+#define E4FS_COMPACT_MAX_BYTES (1ull << 30)
+
+/* Runs a job of this kind on node (a file, or a directory's subtree; a
+ * pack only on a directory, a compaction only at the mount root and for
+ * root: -EINVAL, -EPERM otherwise) for the caller uid and
+ * returns when it ends. req's interruption (Ctrl-C on
  * the writer), a cancel from another writer, or the session's end stop it
  * between chunks. Returns 0 when every file ended improved, optimal,
  * no-gain or skipped; -EIO when a file failed; -EBUSY when a job on an
  * overlapping node runs or fs->max_jobs jobs run; -EROFS on a read-only
  * filesystem; -EINTR when interrupted, -ECANCELED when cancelled. */
-int e4fs_job_run(E4Fs *fs, Node *node, fuse_req_t req, uid_t uid);
+int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t uid);
 
 /* Cancels the job running on node, if any. */
 void e4fs_job_cancel(E4Fs *fs, Node *node);

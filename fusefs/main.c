@@ -14,6 +14,7 @@
 #include "content.h"
 #include "fs.h"
 #include "jobs.h"
+#include "utab.h"
 
 typedef struct {
 	char *source;
@@ -25,6 +26,7 @@ typedef struct {
 	unsigned worst_first;
 	unsigned watch;
 	char *donor_dir;
+	unsigned make_room;
 	int allow_other;
 } Options;
 
@@ -40,6 +42,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("worst_first=%u", worst_first),
 	OPT("watch=%u", watch),
 	OPT("donor_dir=%s", donor_dir),
+	OPT("make_room=%u", make_room),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	/* fstab options that mean nothing to a FUSE mount (mount.fuse3 may pass them). */
 	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
@@ -88,7 +91,9 @@ static void usage(const char *prog)
 	       "    -o worst_first=0|1     defragment the most fragmented files first (default 0: directory by directory)\n"
 	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n"
 	       "    -o donor_dir=PATH      a directory on the same filesystem for donors when the file's\n"
-	       "                           own is not writable (then SOURCE, if writable)\n\n",
+	       "                           own is not writable (then SOURCE, if writable)\n"
+	       "    -o make_room=0|1       a root job moves other files out of the way when no free\n"
+	       "                           extent can take a file whole (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
@@ -193,6 +198,74 @@ static void start_workers(E4Fs *fs, const Options *opts)
 			 strerror(-err));
 }
 
+/* Records the mount for umount(8) and its helper, which waits for this
+ * process (see utab.h). Only root can; anyone else is unmounted with
+ * fusermount3, which does not wait. */
+static void register_mount(const char *source, const char *mountpoint)
+{
+	if (geteuid() != 0)
+		return;
+	int err = e4fs_utab_add(source, mountpoint, getpid());
+	if (err < 0)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: %s: cannot record the mount in libmount's utab (%s): "
+			 "umount will not wait for this daemon\n", mountpoint, strerror(-err));
+}
+
+/* fuse_daemonize(), but the child records the mount with its own pid
+ * before the parent exits: the caller (mount(8), a script) may unmount
+ * as soon as it returns, and umount's helper must find the daemon then. */
+static int daemonize(const char *source, const char *mountpoint)
+{
+	int ready[2];
+	if (pipe(ready) < 0) {
+		perror("e4infofs: pipe");
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		perror("e4infofs: fork");
+		return -1;
+	}
+	if (pid > 0) {
+		char ok = 0;
+		close(ready[1]);
+		_exit(read(ready[0], &ok, 1) == 1 && ok ? 0 : 1);
+	}
+	close(ready[0]);
+	if (setsid() < 0 || chdir("/") < 0) {
+		perror("e4infofs: setsid");
+		return -1;
+	}
+	register_mount(source, mountpoint);
+	int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, 0), dup2(null, 1), dup2(null, 2);
+		if (null > 2)
+			close(null);
+	}
+	char ok = 1;
+	if (write(ready[1], &ok, 1) != 1)
+		return -1;
+	close(ready[1]);
+	return 0;
+}
+
+/* The kernel has ended the session (an unmount, or SIGTERM): let go of
+ * SOURCE's filesystem before any slower teardown, so that whoever waits
+ * to unmount it next (umount.fuse.e4infofs, a script after fusermount3
+ * -u) can. Jobs have ended with the FUSE threads that ran them; scans
+ * stop at their next file, and the generations waiting on them end. */
+static void release_source(E4Fs *fs)
+{
+	e4_tree_stop(fs->tree);
+	g_thread_pool_free(g_steal_pointer(&fs->generators), FALSE, TRUE);
+	close(fs->root_fd);
+	fs->root_fd = -1;
+	if (fs->fsroot_fd >= 0)
+		close(fs->fsroot_fd);
+	fs->fsroot_fd = -1;
+}
+
 /* A job answers its writer when it ends and holds a FUSE thread until
  * then: two threads stay free for everything else (reads, a cancel, the
  * kernel's interrupt of a writer). In single-thread mode the one job
@@ -215,11 +288,14 @@ static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct f
 		goto out_session;
 	if (fuse_session_mount(se, cmd->mountpoint) != 0)
 		goto out_signals;
-	fuse_daemonize(cmd->foreground);
+	if (!cmd->foreground && daemonize(opts->source, cmd->mountpoint) < 0)
+		goto out_unmount;
 	/* Errors before this point (bad options, mount failures) go to stderr. */
 	if (!cmd->foreground) {
 		openlog("e4infofs", LOG_PID, LOG_DAEMON);
 		fuse_set_log_func(log_to_syslog);
+	} else {
+		register_mount(opts->source, cmd->mountpoint);
 	}
 	start_workers(fs, opts);
 	fs->max_jobs = jobs_allowed(cmd);
@@ -235,9 +311,10 @@ static int serve(E4Fs *fs, const Options *opts, struct fuse_args *args, struct f
 		rc = fuse_session_loop_mt(se, cfg);
 		fuse_loop_cfg_destroy(cfg);
 	}
-	/* Queued generations still answer their reads: before the session goes. */
-	g_thread_pool_free(g_steal_pointer(&fs->generators), FALSE, TRUE);
+	release_source(fs);
+out_unmount:
 	fuse_session_unmount(se);
+	e4fs_utab_remove(cmd->mountpoint, getpid());
 out_signals:
 	fuse_remove_signal_handlers(se);
 out_session:
@@ -251,7 +328,7 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	E4Fs fs = { .timeout = opts->timeout, .report_top = opts->report_top,
 		    .defrag_threads = opts->defrag_threads ? opts->defrag_threads : 1,
 		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1,
-		    .donor_dir_fd = -1 };
+		    .donor_dir_fd = -1, .fsroot_fd = -1 };
 	int err = e4_fsinfo_resolve(opts->source, &fs.info);
 	if (err < 0) {
 		fprintf(stderr, "e4infofs: %s: %s\n", opts->source, source_error(-err));
@@ -276,6 +353,9 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	fs.defrag = e4_defrag_new(fs.info);
 	if (add_donor_dirs(&fs, opts->donor_dir) < 0)
 		goto out;
+	/* Making room reads every file's map and GETFSMAP: root only. */
+	if (opts->make_room && geteuid() == 0)
+		fs.fsroot_fd = open(fs.info->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	fs.handles = e4_handles_new(drop_content);
 	fs.listings = e4_handles_new(e4fs_listing_free);
 	e4fs_jobs_init(&fs);
@@ -292,6 +372,8 @@ out:
 		e4fs_nodes_free(&fs);
 	if (fs.root_fd >= 0)
 		close(fs.root_fd);
+	if (fs.fsroot_fd >= 0)
+		close(fs.fsroot_fd);
 	e4_fsinfo_free(fs.info);
 	return rc;
 }
@@ -300,7 +382,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
-			 .worst_first = 0, .watch = 1 };
+			 .worst_first = 0, .watch = 1, .make_room = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||

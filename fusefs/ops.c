@@ -446,18 +446,27 @@ void e4fs_generate(gpointer generation, gpointer fs)
 	g_free(gen);
 }
 
+static E4fsJobKind job_kind(E4Trigger t)
+{
+	return t == E4_TRIGGER_PACK ? E4FS_JOB_PACK : t == E4_TRIGGER_COMPACT ? E4FS_JOB_COMPACT : E4FS_JOB_DEFRAG;
+}
+
 /* What a write to a trigger does; 0 or -errno. */
 static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, E4Trigger t)
 {
 	switch (t) {
 	case E4_TRIGGER_START:
-		if (attr != ATTR_DEFRAG)
+	case E4_TRIGGER_PACK:
+	case E4_TRIGGER_COMPACT:
+		if (attr != ATTR_DEFRAG) {
+			fuse_log(FUSE_LOG_WARNING, "e4infofs: a job is started in a node's defrag file, not in jobs\n");
 			return -EINVAL;
+		}
 		/* Checked at the open too, but the writer may have held the
 		 * trigger open while the node was moved out of SOURCE. */
 		if (!e4fs_node_inside(fs, node))
 			return -ENOENT;
-		return e4fs_job_run(fs, node, req, fuse_req_ctx(req)->uid);
+		return e4fs_job_run(fs, node, job_kind(t), req, fuse_req_ctx(req)->uid);
 	case E4_TRIGGER_CANCEL:
 		if (attr == ATTR_DEFRAG)
 			e4fs_job_cancel(fs, node);

@@ -45,15 +45,16 @@
 #   e4_records EXTENTS_FILE      "logical physical length" per record
 #   within A B TOL               |A - B| <= TOL
 #
-# The environment gives E4INFOFS and MKFRAG (absolute paths); run by hand
-# from a checkout they default to build/fusefs/e4infofs and
-# build/tests/tools/mkfrag.
+# The environment gives E4INFOFS, MKFRAG and E4_UMOUNT (absolute paths);
+# run by hand from a checkout they default to build/fusefs/e4infofs,
+# build/tests/tools/mkfrag and build/fusefs/umount.fuse.e4infofs.
 
 _LIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 _REPO_DIR=$(cd "$_LIB_DIR/.." && pwd)
 : "${E4INFOFS:=$_REPO_DIR/build/fusefs/e4infofs}"
 : "${MKFRAG:=$_REPO_DIR/build/tests/tools/mkfrag}"
-export E4INFOFS MKFRAG
+: "${E4_UMOUNT:=$_REPO_DIR/build/fusefs/umount.fuse.e4infofs}"
+export E4INFOFS MKFRAG E4_UMOUNT
 export LC_ALL=C
 
 TEST_NAME=$(basename "$0" .sh)
@@ -155,11 +156,15 @@ _is_mounted() {
 	findmnt -n --mountpoint "$1" >/dev/null 2>&1
 }
 
+# Unmounts the FUSE mount on DIR in the waiting form: umount.fuse.e4infofs
+# ($E4_UMOUNT, what umount(8) runs) returns once the daemon has exited
+# and let go of SOURCE; fusermount3 -u (the fallback) does not wait.
 _umount_fuse() {
 	local dir=$1 i
 	for i in 1 2 3; do
 		_is_mounted "$dir" || return 0
-		timeout 10 fusermount3 -u "$dir" 2>/dev/null ||
+		{ [ -x "${E4_UMOUNT:-}" ] && E4INFOFS_UMOUNT_TIMEOUT=10 timeout 15 "$E4_UMOUNT" "$dir" 2>/dev/null; } ||
+			timeout 10 fusermount3 -u "$dir" 2>/dev/null ||
 			timeout 10 umount "$dir" 2>/dev/null || true
 		_is_mounted "$dir" || return 0
 		sleep 0.5

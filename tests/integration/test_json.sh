@@ -8,7 +8,7 @@ require_root
 setup_image 128
 
 KEYS="files analysed_files fragmented_files fragmented_percent bytes block_size blocks runs
-fiemap_records best ideal holes unwritten_blocks ratio score verdict layout_score mean_run_kib
+fiemap_records best ideal holes unwritten_blocks ratio score verdict layout_score dir_locality mean_run_kib
 skipped_files skipped_empty skipped_no_extents skipped_unreadable skipped_no_fiemap scanned_at
 scan_seconds"
 KEYS=$(tr -s ' \n' '\n\n' <<<"$KEYS" | sort)
@@ -86,6 +86,7 @@ if not bad:
     check(j["ideal"] <= j["fiemap_records"], "ideal > fiemap_records")
     check(j["best"] <= j["ideal"], "best > ideal")
     check(0 <= j["layout_score"] <= 1, "layout_score out of 0..1")
+    check(0 < j["dir_locality"] <= 1, "dir_locality out of (0..1]")
     check(0 <= j["score"] <= 100, "score out of 0..100")
     s = j["score"]
     want = "no problem" if s <= 30 else "a little bit fragmented" if s <= 55 else "needs defrag"

@@ -319,6 +319,8 @@ START_TEST(compute_all_fields)
 	ck_assert_uint_eq(f.best, 1);
 	ck_assert_uint_eq(f.ideal, 1);
 	ck_assert_uint_eq(f.flags, FIEMAP_EXTENT_UNWRITTEN | FIEMAP_EXTENT_LAST);
+	ck_assert_uint_eq(f.first_block, 100);
+	ck_assert_uint_eq(f.end_block, 504);
 	ck_assert_double_eq_tol(e4_figures_rank(&f), 100.0 / 9.0, 1e-9);
 	ck_assert(e4_figures_fragmented(&f));
 }
@@ -361,6 +363,8 @@ START_TEST(compute_empty)
 	ck_assert_uint_eq(f.best, 1);
 	ck_assert_uint_eq(f.ideal, 1);
 	ck_assert_uint_eq(f.flags, 0);
+	ck_assert_uint_eq(f.first_block, 0);
+	ck_assert_uint_eq(f.end_block, 0);
 	ck_assert_double_eq(e4_figures_rank(&f), 0.0);
 	/* all hole */
 	e4_figures_compute(&map, 3 * BS, &g, &f);
@@ -403,6 +407,39 @@ START_TEST(compute_block_size_1k)
 	ck_assert_uint_eq(f.runs, 2);
 	ck_assert_uint_eq(f.e4_phys_runs, 2);
 	ck_assert_uint_eq(f.holes, 0);
+	ck_assert_uint_eq(f.first_block, 8);
+	ck_assert_uint_eq(f.end_block, 66);
+}
+END_TEST
+
+/* The figures of a file whose size ends where its last record ends. */
+static E4FileFigures computed(E4Extent *e, size_t n)
+{
+	E4ExtentMap map = { .ext = e, .n = n, .cap = n };
+	E4Geometry g = flex_geom();
+	E4FileFigures f;
+	e4_figures_compute(&map, e[n - 1].logical + e[n - 1].length, &g, &f);
+	return f;
+}
+
+START_TEST(compute_first_end_blocks)
+{
+	/* The first and last records in logical order, wherever they lie:
+	 * here the file's tail is physically before its head. */
+	E4Extent e[] = { blk(0, 900, 4, 0), blk(4, 300, 2, 0), blk(10, 50, 3, FIEMAP_EXTENT_LAST) };
+	E4FileFigures f = computed(e, N(e));
+	ck_assert_uint_eq(f.first_block, 900);
+	ck_assert_uint_eq(f.end_block, 53);
+	/* one record: its start and the block after it */
+	f = computed(e, 1);
+	ck_assert_uint_eq(f.first_block, 900);
+	ck_assert_uint_eq(f.end_block, 904);
+	/* a run continued across a hole ends where its last record ends */
+	E4Extent h[] = { blk(0, 100, 2, 0), blk(10, 110, 3, FIEMAP_EXTENT_LAST) };
+	f = computed(h, N(h));
+	ck_assert_uint_eq(f.runs, 1);
+	ck_assert_uint_eq(f.first_block, 100);
+	ck_assert_uint_eq(f.end_block, 113);
 }
 END_TEST
 
@@ -436,6 +473,7 @@ static Suite *figures_suite(void)
 	tcase_add_test(tc, compute_empty);
 	tcase_add_test(tc, compute_best_ideal_large);
 	tcase_add_test(tc, compute_block_size_1k);
+	tcase_add_test(tc, compute_first_end_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -20,16 +20,25 @@ static E4FileFigures fig(uint64_t size, uint64_t blocks, uint32_t records, uint3
 }
 
 /* 2 analysed files (one fragmented) and 3 skipped:
- * records 6, best 2, blocks 100 -> ratio 4.00, score 32 */
+ * records 6, best 2, blocks 100 -> ratio 4.00, score 32; in one directory,
+ * the second file not where the first ends: 3 + 1 jumps */
 static void summary(E4Summary *s)
 {
 	memset(s, 0, sizeof(*s));
 	E4FileFigures a = fig(60 * BS, 60, 5, 4, 4, 1);
 	a.holes = 1;
 	a.unwritten_blocks = 3;
+	a.first_block = 1000;
+	a.end_block = 2000;
 	E4FileFigures b = fig(40 * BS - 10, 40, 1, 1, 1, 1);
+	b.first_block = 5000;
+	b.end_block = 5040;
 	e4_summary_add(s, &a);
 	e4_summary_add(s, &b);
+	E4DirLoc loc = {0};
+	e4_dirloc_add(&loc, &a);
+	e4_dirloc_add(&loc, &b);
+	e4_summary_add_dirloc(s, &loc);
 	e4_summary_skip(s, E4_SKIP_EMPTY);
 	e4_summary_skip(s, E4_SKIP_EMPTY);
 	e4_summary_skip(s, E4_SKIP_NO_FIEMAP);
@@ -225,6 +234,8 @@ START_TEST(render_stats_values)
 	check_value(lines, "verdict", "a little bit fragmented");
 	/* 1 - (3 + 0) / (59 + 39) */
 	check_value(lines, "layout_score", "0.9694");
+	/* 1 - 4 / 100 */
+	check_value(lines, "dir_locality", "0.9600");
 	/* 100 * 4 KiB / 5 runs */
 	check_value(lines, "mean_run_kib", "80.0");
 	check_value(lines, "skipped_files", "3");
@@ -260,7 +271,8 @@ START_TEST(render_stats_format)
 	static const char *const order[] = {
 		"files", "analysed_files", "fragmented_files", "fragmented_percent", "bytes",
 		"block_size", "blocks", "runs", "fiemap_records", "best", "ideal", "holes",
-		"unwritten_blocks", "ratio", "score", "verdict", "layout_score", "mean_run_kib",
+		"unwritten_blocks", "ratio", "score", "verdict", "layout_score", "dir_locality",
+		"mean_run_kib",
 		"skipped_files", "skipped_empty", "skipped_no_extents", "skipped_unreadable",
 		"skipped_no_fiemap", "scanned_at", "scan_seconds",
 	};
@@ -299,6 +311,7 @@ START_TEST(render_stats_verdict_bands)
 	check_value(lines3, "files", "0");
 	check_value(lines3, "fragmented_percent", "0.0");
 	check_value(lines3, "layout_score", "1.0000");
+	check_value(lines3, "dir_locality", "1.0000");
 	check_value(lines3, "mean_run_kib", "0.0");
 	check_value(lines3, "verdict", "no problem");
 }
@@ -341,6 +354,7 @@ START_TEST(render_stats_json_matches_text)
 	g_ptr_array_free(keys, TRUE);
 	g_ptr_array_free(values, TRUE);
 	ck_assert_ptr_nonnull(strstr(json, "\"score\": 32"));
+	ck_assert_ptr_nonnull(strstr(json, "\"dir_locality\": 0.9600"));
 	ck_assert_ptr_nonnull(strstr(json, "\"verdict\": \"a little bit fragmented\""));
 	ck_assert(g_str_has_prefix(json, "{\"files\": 5, "));
 }

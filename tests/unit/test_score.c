@@ -166,13 +166,14 @@ START_TEST(summary_merge)
 		.files = 1, .analysed = 2, .fragmented = 3, .bytes = 4, .blocks = 5,
 		.records = 6, .runs = 7, .best = 8, .ideal = 9, .holes = 10,
 		.unwritten_blocks = 11, .ls_extra_runs = 12, .ls_extra_blocks = 13,
-		.skipped = { 14, 15, 16, 17 },
+		.dl_jumps = 18, .dl_blocks = 19, .skipped = { 14, 15, 16, 17 },
 	};
 	E4Summary src = {
 		.files = 100, .analysed = 200, .fragmented = 300, .bytes = 400,
 		.blocks = 500, .records = 600, .runs = 700, .best = 800, .ideal = 900,
 		.holes = 1000, .unwritten_blocks = 1100, .ls_extra_runs = 1200,
-		.ls_extra_blocks = 1300, .skipped = { 1400, 1500, 1600, 1700 },
+		.ls_extra_blocks = 1300, .dl_jumps = 1800, .dl_blocks = 1900,
+		.skipped = { 1400, 1500, 1600, 1700 },
 	};
 	E4Summary src_copy = src;
 	e4_summary_merge(&dst, &src);
@@ -189,6 +190,8 @@ START_TEST(summary_merge)
 	ck_assert_uint_eq(dst.unwritten_blocks, 1111);
 	ck_assert_uint_eq(dst.ls_extra_runs, 1212);
 	ck_assert_uint_eq(dst.ls_extra_blocks, 1313);
+	ck_assert_uint_eq(dst.dl_jumps, 1818);
+	ck_assert_uint_eq(dst.dl_blocks, 1919);
 	ck_assert_uint_eq(dst.skipped[E4_SKIP_EMPTY], 1414);
 	ck_assert_uint_eq(dst.skipped[E4_SKIP_NO_EXTENTS], 1515);
 	ck_assert_uint_eq(dst.skipped[E4_SKIP_UNREADABLE], 1616);
@@ -240,6 +243,149 @@ START_TEST(summary_skip)
 }
 END_TEST
 
+/* ---- directory locality ---- */
+
+#define BS 4096u
+
+/* The figures of a file mapped by records given in blocks as
+ * { logical, physical, length } triples; n = 0 for a file without blocks. */
+static E4FileFigures mapped(const uint64_t (*rec)[3], size_t n)
+{
+	E4Extent ext[8];
+	uint64_t end = 0;
+	for (size_t i = 0; i < n; i++) {
+		ext[i] = (E4Extent){ rec[i][0] * BS, rec[i][1] * BS, rec[i][2] * BS, 0 };
+		end = rec[i][0] + rec[i][2];
+	}
+	E4ExtentMap map = { .ext = ext, .n = n, .cap = n };
+	E4Geometry g = { .block_size = BS, .blocks_per_group = 32768 };
+	E4FileFigures f;
+	e4_figures_compute(&map, end * BS, &g, &f);
+	return f;
+}
+
+/* A file of one run: len blocks from physical block at. */
+static E4FileFigures run_at(uint64_t at, uint64_t len)
+{
+	const uint64_t rec[][3] = { { 0, at, len } };
+	return mapped(rec, 1);
+}
+
+/* The locality of one directory whose files come in this order. */
+static double dir_of(const E4FileFigures *files, size_t n, E4DirLoc *loc)
+{
+	*loc = (E4DirLoc){0};
+	for (size_t i = 0; i < n; i++)
+		e4_dirloc_add(loc, &files[i]);
+	E4Summary s = {0};
+	e4_summary_add_dirloc(&s, loc);
+	return e4_summary_dir_locality(&s);
+}
+
+START_TEST(dirloc_back_to_back)
+{
+	E4FileFigures f[] = { run_at(100, 10), run_at(110, 5), run_at(115, 15) };
+	E4DirLoc loc;
+	ck_assert_double_eq(dir_of(f, 3, &loc), 1.0);
+	ck_assert_uint_eq(loc.jumps, 0);
+	ck_assert_uint_eq(loc.blocks, 30);
+	ck_assert_uint_eq(loc.end, 130);
+}
+END_TEST
+
+START_TEST(dirloc_reverse_order)
+{
+	/* The same sizes laid out backwards: each file after the first is a jump. */
+	E4FileFigures f[] = { run_at(120, 10), run_at(115, 5), run_at(100, 15) };
+	E4DirLoc loc;
+	ck_assert_double_eq_tol(dir_of(f, 3, &loc), 1.0 - 2.0 / 30.0, 1e-12);
+	ck_assert_uint_eq(loc.jumps, 2);
+	ck_assert_uint_eq(loc.blocks, 30);
+	/* Contiguous on disk, but read in the other order: still jumps. */
+	E4FileFigures g[] = { run_at(115, 15), run_at(110, 5), run_at(100, 10) };
+	ck_assert_double_eq_tol(dir_of(g, 3, &loc), 1.0 - 2.0 / 30.0, 1e-12);
+}
+END_TEST
+
+START_TEST(dirloc_fragmented_file)
+{
+	/* 3 runs: 2 jumps inside the file; the next file follows its last run. */
+	const uint64_t frag[][3] = { { 0, 100, 4 }, { 4, 200, 4 }, { 8, 300, 2 } };
+	E4FileFigures f[] = { mapped(frag, 3), run_at(302, 5) };
+	E4DirLoc loc;
+	ck_assert_double_eq_tol(dir_of(f, 2, &loc), 1.0 - 2.0 / 15.0, 1e-12);
+	ck_assert_uint_eq(loc.jumps, 2);
+	/* Following its first run instead is a jump. */
+	E4FileFigures g[] = { mapped(frag, 3), run_at(104, 5) };
+	ck_assert_double_eq_tol(dir_of(g, 2, &loc), 1.0 - 3.0 / 15.0, 1e-12);
+	/* A file node: a directory of that file alone. */
+	ck_assert_double_eq_tol(dir_of(f, 1, &loc), 1.0 - 2.0 / 10.0, 1e-12);
+}
+END_TEST
+
+START_TEST(dirloc_holes)
+{
+	/* A run continued physically across a logical hole is no jump,
+	 * whether it skips the hole's blocks or not (filefrag's rule). */
+	const uint64_t skips[][3] = { { 0, 100, 2 }, { 10, 110, 3 } };
+	const uint64_t dense[][3] = { { 0, 113, 2 }, { 10, 115, 3 } };
+	E4FileFigures f[] = { mapped(skips, 2), mapped(dense, 2), run_at(118, 1) };
+	E4DirLoc loc;
+	ck_assert_double_eq(dir_of(f, 3, &loc), 1.0);
+	ck_assert_uint_eq(loc.blocks, 11);
+	/* A hole whose data lands elsewhere is a jump. */
+	const uint64_t apart[][3] = { { 0, 100, 2 }, { 10, 500, 3 } };
+	E4FileFigures g[] = { mapped(apart, 2), run_at(503, 1) };
+	ck_assert_double_eq_tol(dir_of(g, 2, &loc), 1.0 - 1.0 / 6.0, 1e-12);
+}
+END_TEST
+
+START_TEST(dirloc_empty_files_skipped)
+{
+	E4FileFigures none = mapped(NULL, 0);
+	ck_assert_uint_eq(none.blocks, 0);
+	/* Passed over between two files, and before the first one. */
+	E4FileFigures f[] = { none, run_at(100, 4), none, run_at(104, 4), none };
+	E4DirLoc loc;
+	ck_assert_double_eq(dir_of(f, 5, &loc), 1.0);
+	ck_assert_uint_eq(loc.jumps, 0);
+	ck_assert_uint_eq(loc.blocks, 8);
+	/* Nothing mapped at all: 1. */
+	ck_assert_double_eq(dir_of(f, 1, &loc), 1.0);
+	ck_assert_uint_eq(loc.blocks, 0);
+}
+END_TEST
+
+START_TEST(dirloc_subtree_sums)
+{
+	/* Two directories: each starts afresh (its first run is no jump),
+	 * and the figure is 1 - sum of jumps / sum of blocks. */
+	E4FileFigures a[] = { run_at(100, 10), run_at(500, 10) };  /* 1 jump, 20 blocks */
+	E4FileFigures b[] = { run_at(900, 30), run_at(930, 10) };  /* 0 jumps, 40 blocks */
+	E4DirLoc la = {0}, lb = {0};
+	for (size_t i = 0; i < 2; i++) {
+		e4_dirloc_add(&la, &a[i]);
+		e4_dirloc_add(&lb, &b[i]);
+	}
+	E4Summary s = {0};
+	e4_summary_add_dirloc(&s, &la);
+	e4_summary_add_dirloc(&s, &lb);
+	ck_assert_uint_eq(s.dl_jumps, 1);
+	ck_assert_uint_eq(s.dl_blocks, 60);
+	ck_assert_double_eq_tol(e4_summary_dir_locality(&s), 1.0 - 1.0 / 60.0, 1e-12);
+	/* b's first file does not follow a's last: no jump across directories */
+	ck_assert_uint_ne(a[1].end_block, b[0].first_block);
+	/* merging summaries adds the locality figures too */
+	E4Summary t = {0};
+	e4_summary_merge(&t, &s);
+	e4_summary_merge(&t, &s);
+	ck_assert_double_eq_tol(e4_summary_dir_locality(&t), 1.0 - 2.0 / 120.0, 1e-12);
+	/* the summary's own counts are not touched */
+	ck_assert_uint_eq(s.files, 0);
+	ck_assert_uint_eq(s.blocks, 0);
+}
+END_TEST
+
 START_TEST(skip_names)
 {
 	ck_assert_str_eq(e4_skip_reason_name(E4_SKIP_EMPTY), "empty");
@@ -265,6 +411,12 @@ static Suite *score_suite(void)
 	tcase_add_test(tc, summary_merge_equals_adding);
 	tcase_add_test(tc, summary_skip);
 	tcase_add_test(tc, skip_names);
+	tcase_add_test(tc, dirloc_back_to_back);
+	tcase_add_test(tc, dirloc_reverse_order);
+	tcase_add_test(tc, dirloc_fragmented_file);
+	tcase_add_test(tc, dirloc_holes);
+	tcase_add_test(tc, dirloc_empty_files_skipped);
+	tcase_add_test(tc, dirloc_subtree_sums);
 	suite_add_tcase(s, tc);
 	return s;
 }

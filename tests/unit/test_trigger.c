@@ -17,12 +17,16 @@ START_TEST(trigger_words)
 	ck_assert_int_eq(parse("start\n", 0), E4_TRIGGER_START);
 	ck_assert_int_eq(parse("0\n", 0), E4_TRIGGER_CANCEL);
 	ck_assert_int_eq(parse("cancel", 0), E4_TRIGGER_CANCEL);
+	ck_assert_int_eq(parse("pack", 0), E4_TRIGGER_PACK);
+	ck_assert_int_eq(parse("pack\n", 0), E4_TRIGGER_PACK);
+	ck_assert_int_eq(parse("compact\n", 0), E4_TRIGGER_COMPACT);
 }
 END_TEST
 
 START_TEST(trigger_junk)
 {
-	const char *junk[] = { "", "\n", "2", "11", "1\n\n", " 1", "1 ", "START", "cancelx", "1\r\n", "yes" };
+	const char *junk[] = { "", "\n", "2", "11", "1\n\n", " 1", "1 ", "START", "cancelx", "1\r\n", "yes",
+			       "PACK", "pack ", "packs", "pac" };
 	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++)
 		ck_assert_msg(parse(junk[i], 0) == E4_TRIGGER_INVALID, "'%s' accepted", junk[i]);
 	/* Embedded NUL: the bytes count, not the C string. */

@@ -1,0 +1,641 @@
+#include "makeroom.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <linux/openat2.h>
+#include <glib.h>
+
+#include "blockmap.h"
+#include "defrag_parts.h"
+#include "fiemap.h"
+#include "figures.h"
+
+/* The donor's blocks outside the region, in its logical order. */
+typedef struct {
+	uint64_t logical, physical, len;
+} Seg;
+
+typedef struct {
+	E4Defrag *d;
+	const E4DefragOpts *opts;
+	int root_fd;
+	uint32_t bs;
+	uint32_t page_blocks;      /* blocks per page (1 with 4 KiB blocks) */
+	E4Region r;
+	E4BlockMap map;
+	uint32_t target;           /* index in map.files, or E4_PIECE_FREE */
+	int donor;
+	GArray *segs;              /* Seg: the donor's room outside the region */
+	GArray *fill;              /* uint64_t per segment: blocks of it given out */
+	uint64_t donor_end;        /* blocks requested from the donor so far */
+	uint64_t moved;            /* blocks moved out of the region so far */
+	uint64_t min_used, max_used; /* the region's data to move (E4RegionQuery) */
+	GArray *keep;              /* E4Region: where nothing moved may go, the
+	                            * region first, then those cleared before */
+	E4RoomMade *out;
+} Room;
+
+static bool in_region(const E4Region *r, uint64_t start, uint64_t len)
+{
+	return start < r->start + r->len && r->start < start + len;
+}
+
+/* Appends the parts of [start, start + len) (physical) outside the region
+ * to segs, as donor ranges from logical. */
+static void add_outside(GArray *segs, const E4Region *r, size_t nr, uint64_t logical, uint64_t start,
+			uint64_t len)
+{
+	if (len == 0)
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		if (!in_region(&r[i], start, len))
+			continue;
+		/* Cut region i out; what is left on either side may meet others. */
+		uint64_t end = start + len, rend = r[i].start + r[i].len;
+		if (start < r[i].start)
+			add_outside(segs, r, nr, logical, start, r[i].start - start);
+		if (end > rend)
+			add_outside(segs, r, nr, logical + (rend - start), rend, end - rend);
+		return;
+	}
+	g_array_append_val(segs, ((Seg){ logical, start, len }));
+}
+
+/* Maps the donor: its blocks outside the region, in logical order. Those
+ * inside stay in the donor unused: held, so that nothing moved goes there. */
+static int donor_room(Room *rm, uint64_t *outside)
+{
+	E4ExtentMap map = {0};
+	int rc = e4_fiemap_read(rm->donor, &map);
+	g_array_set_size(rm->segs, 0);
+	*outside = 0;
+	for (size_t i = 0; rc == 0 && i < map.n; i++) {
+		const E4Extent *e = &map.ext[i];
+		add_outside(rm->segs, (const E4Region *)rm->keep->data, rm->keep->len, e->logical / rm->bs,
+			    e->physical / rm->bs, e->length / rm->bs);
+	}
+	for (guint i = 0; i < rm->segs->len; i++)
+		*outside += g_array_index(rm->segs, Seg, i).len;
+	e4_extent_map_clear(&map);
+	return rc;
+}
+
+/* A donor with `need` blocks outside the region: allocated, checked, and
+ * allocated again (at further offsets) for what landed inside. */
+static int make_donor(Room *rm, uint64_t need)
+{
+	rm->donor = e4_defrag_new_donor(rm->d, rm->root_fd, need);
+	if (rm->donor < 0)
+		return rm->donor;
+	rm->donor_end = need;
+	for (int round = 0; round < 16; round++) {
+		uint64_t outside;
+		int rc = donor_room(rm, &outside);
+		if (rc < 0)
+			return rc;
+		uint64_t held = rm->donor_end - outside;
+		if (rm->donor_end > rm->out->held_max)
+			rm->out->held_max = rm->donor_end;
+		if (outside >= need)
+			return 0;
+		/* More than the region itself inside it: not the allocator's
+		 * doing, something else is wrong. */
+		uint64_t kept = 0;
+		for (guint k = 0; k < rm->keep->len; k++)
+			kept += g_array_index(rm->keep, E4Region, k).len;
+		if (held > kept)
+			return -ENOSPC;
+		uint64_t more = need - outside;
+		if (fallocate(rm->donor, 0, (off_t)(rm->donor_end * rm->bs), (off_t)(more * rm->bs)) < 0)
+			return -errno;
+		rm->donor_end += more;
+	}
+	return -ENOSPC;
+}
+
+/* Opens path below root_fd without following anything, as O_PATH. */
+static int open_beneath(int root_fd, const char *path)
+{
+	struct open_how how = {
+		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
+	};
+	long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
+	return fd < 0 ? -errno : (int)fd;
+}
+
+/* The pieces of file f inside the region, in the map's (physical) order. */
+static GArray *pieces_of(const Room *rm, uint32_t f)
+{
+	GArray *v = g_array_new(FALSE, FALSE, sizeof(E4Piece));
+	for (size_t i = 0; i < rm->map.n; i++) {
+		const E4Piece *p = &rm->map.v[i];
+		if (p->file == f && in_region(&rm->r, p->start, p->len))
+			g_array_append_val(v, *p);
+	}
+	return v;
+}
+
+/* True when the file open as fd still has every piece where the map saw
+ * it; fills map with its extent map. */
+static bool unchanged(const Room *rm, int fd, const GArray *pieces, E4ExtentMap *map)
+{
+	if (e4_fiemap_read(fd, map) < 0)
+		return false;
+	for (guint i = 0; i < pieces->len; i++) {
+		const E4Piece *p = &g_array_index(pieces, E4Piece, i);
+		bool found = false;
+		for (size_t j = 0; j < map->n && !found; j++) {
+			const E4Extent *e = &map->ext[j];
+			uint64_t lo = e->logical / rm->bs, ph = e->physical / rm->bs, n = e->length / rm->bs;
+			found = p->logical >= lo && p->logical + p->len <= lo + n && ph + (p->logical - lo) == p->start;
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+/* The blocks segment i has left for a part starting at file block
+ * logical: the kernel moves a range only between offsets that agree
+ * modulo a page, so the part starts *skip blocks into what is left. */
+static uint64_t room_in(const Room *rm, guint i, uint64_t logical, uint64_t *skip)
+{
+	const Seg *s = &g_array_index(rm->segs, Seg, i);
+	uint64_t fill = g_array_index(rm->fill, uint64_t, i), pb = rm->page_blocks;
+	uint64_t at = s->logical + fill;
+	*skip = (logical % pb + pb - at % pb) % pb;
+	return s->len > fill + *skip ? s->len - fill - *skip : 0;
+}
+
+/* Takes n blocks, after skip, from segment i of the donor's room: the
+ * part's donor offset and physical start. */
+static void take(Room *rm, guint i, uint64_t skip, uint64_t n, uint64_t *donor_start, uint64_t *phys)
+{
+	Seg *s = &g_array_index(rm->segs, Seg, i);
+	uint64_t *fill = &g_array_index(rm->fill, uint64_t, i);
+	*fill += skip;
+	*donor_start = s->logical + *fill;
+	*phys = s->physical + *fill;
+	*fill += n;
+}
+
+/* Where each block range goes: a piece goes whole into the first segment
+ * with room for it (a piece split in two is one more run), else split over
+ * the segments in order. ranges/starts get one entry per part, phys the
+ * physical start of each. Returns false when the room ran out. */
+static bool assign(Room *rm, const GArray *pieces, E4Ranges *ranges, GArray *starts, GArray *phys)
+{
+	g_autoptr(GArray) rv = g_array_new(FALSE, FALSE, sizeof(E4Range));
+	bool ok = true;
+	for (guint i = 0; ok && i < pieces->len; i++) {
+		const E4Piece *p = &g_array_index(pieces, E4Piece, i);
+		guint fit = rm->segs->len;
+		uint64_t skip;
+		for (guint k = 0; k < rm->segs->len && fit == rm->segs->len; k++)
+			if (room_in(rm, k, p->logical, &skip) >= p->len)
+				fit = k;
+		uint64_t done = 0;
+		for (guint k = fit < rm->segs->len ? fit : 0; done < p->len && k < rm->segs->len; k++) {
+			uint64_t room = room_in(rm, k, p->logical + done, &skip);
+			uint64_t n = MIN(p->len - done, room), ds, ps;
+			if (n == 0)
+				continue;
+			take(rm, k, skip, n, &ds, &ps);
+			E4Range r = { p->logical + done, n };
+			g_array_append_val(rv, r);
+			g_array_append_val(starts, ds);
+			g_array_append_val(phys, ps);
+			done += n;
+		}
+		ok = done == p->len;
+	}
+	ranges->n = rv->len;
+	ranges->v = (E4Range *)g_array_free(g_steal_pointer(&rv), FALSE);
+	return ok;
+}
+
+/* The runs a moved file may not have more of: as e4defrag counts them, a
+ * hole always ends one. filefrag lets a run go on across a hole when the
+ * data after it lies where the hole would end physically, but a read of
+ * the file touches each data piece apart anyway; by filefrag's count a
+ * file punched full of holes (a discarded VM image) would be one run
+ * that no piece of it could leave without making it worse. */
+static uint32_t read_runs(const Room *rm, const E4Extent *ext, size_t n)
+{
+	return e4_count_e4defrag_runs(ext, n, rm->bs);
+}
+
+/* Runs the file of map would have with ranges moved to phys. */
+static uint32_t runs_after(const Room *rm, const E4ExtentMap *map, const E4Ranges *ranges, const GArray *phys)
+{
+	/* Rebuild the map block-range by block-range: outside the moved
+	 * ranges as it is, inside at the new places. */
+	g_autoptr(GArray) ext = g_array_new(FALSE, FALSE, sizeof(E4Extent));
+	for (size_t i = 0; i < map->n; i++) {
+		E4Extent e = map->ext[i];
+		uint64_t lo = e.logical / rm->bs, n = e.length / rm->bs, ph = e.physical / rm->bs;
+		uint64_t at = lo;
+		while (at < lo + n) {
+			/* The moved range holding block at, if any. */
+			size_t k = ranges->n;
+			for (size_t j = 0; j < ranges->n; j++)
+				if (at >= ranges->v[j].start && at < ranges->v[j].start + ranges->v[j].len)
+					k = j;
+			uint64_t len, p;
+			if (k < ranges->n) {
+				len = MIN(ranges->v[k].start + ranges->v[k].len, lo + n) - at;
+				p = g_array_index(phys, uint64_t, k) + (at - ranges->v[k].start);
+			} else {
+				uint64_t next = lo + n;
+				for (size_t j = 0; j < ranges->n; j++)
+					if (ranges->v[j].start > at && ranges->v[j].start < next)
+						next = ranges->v[j].start;
+				len = next - at;
+				p = ph + (at - lo);
+			}
+			E4Extent x = { at * rm->bs, p * rm->bs, len * rm->bs, e.flags };
+			g_array_append_val(ext, x);
+			at += len;
+		}
+	}
+	return read_runs(rm, (const E4Extent *)ext->data, ext->len);
+}
+
+/* Moves pieces (of file f, in the region) into the donor. 0, 1 when the
+ * donor's room could not take them, or -errno. */
+static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
+{
+	const E4MapFile *mf = &rm->map.files[f];
+	int fd = open_beneath(rm->root_fd, mf->path);
+	if (fd < 0)
+		return -ENOSPC;
+	E4FileDefrag res;
+	int rw = e4_defrag_admit(rm->d, fd, rm->opts->uid, true, &res);
+	close(fd);
+	if (rw < 0 || res.ino != mf->ino) {
+		if (rw >= 0)
+			e4_defrag_dismiss(rm->d, rw, res.ino);
+		return -ENOSPC; /* may not move now, or another file under the name */
+	}
+	E4ExtentMap map = {0};
+	E4Ranges ranges = {0};
+	g_autoptr(GArray) starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	g_autoptr(GArray) phys = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	int rc = -ENOSPC;
+	bool same = unchanged(rm, rw, pieces, &map);
+	if (same && !assign(rm, pieces, &ranges, starts, phys)) {
+		rc = 1;
+	} else if (same) {
+		uint32_t before = read_runs(rm, map.ext, map.n);
+		/* The file to be defragmented next may get runs meanwhile. */
+		if (f == rm->target || runs_after(rm, &map, &ranges, phys) <= before) {
+			res.outcome = E4_OUTCOME_IMPROVED;
+			e4_defrag_move(rm->d, rw, rm->donor, &ranges, (const uint64_t *)starts->data, rm->opts, &res);
+			rm->out->bytes_moved += res.bytes_moved;
+			rm->out->files_moved++;
+			rc = res.outcome == E4_OUTCOME_IMPROVED ? 0 : res.outcome == E4_OUTCOME_CANCELLED ? -ECANCELED : -ENOSPC;
+		}
+	}
+	e4_ranges_clear(&ranges);
+	e4_extent_map_clear(&map);
+	e4_defrag_dismiss(rm->d, rw, res.ino);
+	return rc;
+}
+
+static uint32_t file_index(const E4BlockMap *m, uint64_t ino)
+{
+	for (size_t i = 0; i < m->nfiles; i++)
+		if (m->files[i].ino == ino)
+			return (uint32_t)i;
+	return E4_PIECE_FREE;
+}
+
+/* The room of the current donor not given out yet, in blocks. */
+static uint64_t room_left(const Room *rm)
+{
+	uint64_t left = 0;
+	for (guint k = 0; k < rm->segs->len; k++)
+		left += g_array_index(rm->segs, Seg, k).len - g_array_index(rm->fill, uint64_t, k);
+	return left;
+}
+
+/* A new donor for at least need blocks, as many as are left to move up to
+ * a batch, the last one closed: its old contents (the blocks moved out of
+ * the region) are freed with it. */
+static int next_donor(Room *rm, uint64_t need)
+{
+	if (rm->donor >= 0)
+		close(rm->donor);
+	rm->donor = -1;
+	uint64_t left = rm->r.used > rm->moved ? rm->r.used - rm->moved : 0;
+	uint64_t want = MAX(need, MIN(left, E4_ROOM_BATCH_BYTES / rm->bs));
+	/* Slack: pieces go whole into the holes the donor got, which leaves gaps. */
+	int rc = make_donor(rm, want + want / 4);
+	g_array_set_size(rm->fill, rm->segs->len);
+	if (rm->segs->len)
+		memset(rm->fill->data, 0, rm->segs->len * sizeof(uint64_t));
+	return rc;
+}
+
+/* Moves file f's pieces in the region out, at most a batch at a time. */
+static int evacuate_file(Room *rm, uint32_t f)
+{
+	g_autoptr(GArray) all = pieces_of(rm, f);
+	uint64_t batch = E4_ROOM_BATCH_BYTES / rm->bs;
+	int rc = 0;
+	for (guint i = 0; rc == 0 && i < all->len;) {
+		g_autoptr(GArray) part = g_array_new(FALSE, FALSE, sizeof(E4Piece));
+		uint64_t need = 0;
+		for (; i < all->len && (need == 0 || need + g_array_index(all, E4Piece, i).len <= batch); i++) {
+			g_array_append_val(part, g_array_index(all, E4Piece, i));
+			need += g_array_index(all, E4Piece, i).len;
+		}
+		if (rm->donor < 0 || room_left(rm) < need)
+			rc = next_donor(rm, need);
+		if (rc == 0)
+			rc = evacuate(rm, f, part);
+		if (rc == 0)
+			rm->moved += need;
+		if (rc == 1) /* the room left was in pieces too small: a fresh donor */
+			rc = next_donor(rm, need) < 0 ? -ENOSPC : evacuate(rm, f, part);
+		if (rc == 1)
+			rc = -ENOSPC;
+	}
+	return rc;
+}
+
+/* Clears the chosen region, file by file, in the map's order. */
+static int clear_region(Room *rm)
+{
+	int rc = 0;
+	g_autofree bool *done = g_new0(bool, rm->map.nfiles + 1);
+	for (size_t i = 0; rc == 0 && i < rm->map.n; i++) {
+		const E4Piece *p = &rm->map.v[i];
+		if (p->file == E4_PIECE_FREE || done[p->file] || !in_region(&rm->r, p->start, p->len))
+			continue;
+		if (rm->opts->cancelled && rm->opts->cancelled(rm->opts->user))
+			rc = -ECANCELED;
+		else
+			rc = evacuate_file(rm, p->file);
+		done[p->file] = true;
+	}
+	return rc;
+}
+
+/* Regions tried before one is cleared: a file that may not move (open
+ * by another, locked, would get more runs) spoils a region, not the
+ * next. */
+#define ROOM_TRIES 3
+
+/* One try: maps the filesystem, chooses a region not in avoid (the
+ * regions tried, then rm->keep's: those cleared before), clears it. The
+ * region goes into *tried. */
+static int try_room(Room *rm, uint64_t blocks, uint64_t target, GArray *avoid, E4Region *tried)
+{
+	int rc = e4_blockmap_read(rm->root_fd, e4_defrag_dev(rm->d), rm->bs, UINT64_MAX, &rm->map);
+	if (rc < 0)
+		return rc;
+	rm->target = file_index(&rm->map, target);
+	rm->r = (E4Region){0};
+	E4RegionQuery q = { .len = blocks, .align = MIN(blocks & -blocks, (uint64_t)E4_MAX_EXTENT_BLOCKS),
+			    .skip_file = rm->target, .avoid = (const E4Region *)avoid->data, .navoid = avoid->len,
+			    .min_used = rm->min_used, .max_used = rm->max_used };
+	rc = e4_region_find(&rm->map, &q, &rm->r);
+	*tried = rm->r;
+	/* The cheapest region costs too much: the others cost more. */
+	if (rc == 0 && rm->r.used * rm->bs > E4_ROOM_MAX_MOVE_BYTES) {
+		rc = -ENOSPC;
+		tried->len = 0;
+	}
+	rm->out->region = rm->r;
+	if (rc == 0)
+		g_array_prepend_val(rm->keep, rm->r);
+	/* The file's own blocks in the region count as free for the choice,
+	 * but they are in the way as much as others': they move first. */
+	rm->r.used = 0;
+	for (size_t i = 0; rc == 0 && i < rm->map.n; i++)
+		if (rm->map.v[i].file != E4_PIECE_FREE && in_region(&rm->r, rm->map.v[i].start, rm->map.v[i].len))
+			rm->r.used += MIN(rm->map.v[i].start + rm->map.v[i].len, rm->r.start + rm->r.len) -
+				      MAX(rm->map.v[i].start, rm->r.start);
+	rm->moved = 0;
+	if (rc == 0 && rm->r.used > 0)
+		rc = clear_region(rm);
+	if (rm->donor >= 0)
+		close(rm->donor); /* frees the region's old blocks */
+	rm->donor = -1;
+	if (rc == 0)
+		g_array_remove_index(rm->keep, 0);
+	e4_blockmap_clear(&rm->map);
+	return rc;
+}
+
+/* Clears one region of blocks blocks for target (0: none) whose data to
+ * move is within [min_used, max_used] (0: no bound), away from the regions
+ * in cleared, where nothing moved goes either. */
+static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, uint64_t min_used,
+		     uint64_t max_used, const GArray *cleared, const E4DefragOpts *opts, E4RoomMade *out)
+{
+	*out = (E4RoomMade){0};
+	if (opts->uid != 0)
+		return -EPERM;
+	Room rm = { .d = d, .opts = opts, .root_fd = root_fd, .donor = -1, .out = out,
+		    .bs = e4_defrag_geometry(d)->block_size, .min_used = min_used, .max_used = max_used };
+	long page = sysconf(_SC_PAGESIZE);
+	rm.page_blocks = page > (long)rm.bs ? (uint32_t)(page / rm.bs) : 1;
+	rm.segs = g_array_new(FALSE, FALSE, sizeof(Seg));
+	rm.fill = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	rm.keep = g_array_new(FALSE, FALSE, sizeof(E4Region));
+	g_autoptr(GArray) avoid = g_array_new(FALSE, FALSE, sizeof(E4Region));
+	if (cleared) {
+		g_array_append_vals(rm.keep, cleared->data, cleared->len);
+		g_array_append_vals(avoid, cleared->data, cleared->len);
+	}
+	int rc = -ENOSPC;
+	for (size_t n = 0; n < ROOM_TRIES && rc == -ENOSPC; n++) {
+		E4Region tried;
+		rc = try_room(&rm, blocks, target, avoid, &tried);
+		if (rc == -ENOSPC && tried.len == 0)
+			break; /* no region worth trying */
+		g_array_append_val(avoid, tried);
+	}
+	g_array_free(rm.keep, TRUE);
+	/* Blocks freed in a transaction can be allocated only once it commits. */
+	if (rc == 0)
+		syncfs(root_fd);
+	if (out->files_moved)
+		e4_defrag_room_changed(d);
+	g_array_free(rm.segs, TRUE);
+	g_array_free(rm.fill, TRUE);
+	return rc;
+}
+
+int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, const E4DefragOpts *opts,
+		 E4RoomMade *out)
+{
+	return room_make(d, root_fd, blocks, target, 0, 0, NULL, opts, out);
+}
+
+/* The compaction region: one extent, or an eighth of a small filesystem. */
+static uint64_t compact_blocks(int root_fd)
+{
+	struct statvfs sv;
+	uint64_t n = E4_MAX_EXTENT_BLOCKS;
+	if (fstatvfs(root_fd, &sv) == 0)
+		while (n > 16 && n * 8 > (uint64_t)sv.f_blocks)
+			n >>= 1;
+	return n;
+}
+
+int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts *opts, E4Compacted *out)
+{
+	*out = (E4Compacted){ .region_blocks = compact_blocks(root_fd) };
+	uint64_t blocks = out->region_blocks;
+	g_autoptr(GArray) cleared = g_array_new(FALSE, FALSE, sizeof(E4Region));
+	int rc = 0;
+	while (rc == 0 && out->bytes_moved < max_bytes) {
+		if (opts->cancelled && opts->cancelled(opts->user))
+			return -ECANCELED;
+		E4RoomMade room;
+		/* A region worth it: some data, at most half of it. */
+		rc = room_make(d, root_fd, blocks, 0, 1, blocks / 2, cleared, opts, &room);
+		out->bytes_moved += room.bytes_moved;
+		out->files_moved += room.files_moved;
+		if (rc == 0) {
+			out->regions++;
+			g_array_append_val(cleared, room.region);
+		}
+	}
+	return rc == -ENOSPC ? 0 : rc;
+}
+
+/* The file's figures now (blocks, runs, ideal); false when it cannot be mapped. */
+static bool figures_now(E4Defrag *d, int fd, E4FileFigures *fig)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	int ro = open(path, O_RDONLY | O_NONBLOCK | O_NOATIME | O_CLOEXEC);
+	if (ro < 0)
+		ro = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	E4ExtentMap map = {0};
+	bool ok = ro >= 0 && fstat(ro, &st) == 0 && e4_fiemap_read(ro, &map) == 0;
+	if (ok)
+		e4_figures_compute(&map, (uint64_t)st.st_size, e4_defrag_geometry(d), fig);
+	e4_extent_map_clear(&map);
+	if (ro >= 0)
+		close(ro);
+	return ok;
+}
+
+/* Blocks of the region for a file of span blocks: the power of two
+ * that holds it, or beyond one extent (32768 blocks), whole extents (ext4
+ * allocates at most one extent per request, so each is a request of its
+ * own). A request of exactly a power of two blocks is served by
+ * mballoc's first criterion, a free buddy of that order, which a cleared
+ * aligned region is: larger requests scan groups and settle for the
+ * first free extents after a few hundred (measured: a 16 MiB donor took
+ * 57 holes of 64 KiB before the cleared region in the same group). */
+static uint64_t region_blocks(uint64_t span)
+{
+	if (span > E4_MAX_EXTENT_BLOCKS)
+		return (span + E4_MAX_EXTENT_BLOCKS - 1) / E4_MAX_EXTENT_BLOCKS * E4_MAX_EXTENT_BLOCKS;
+	uint64_t n = 1;
+	while (n < span)
+		n <<= 1;
+	return n;
+}
+
+/* Moves the admitted file rw (its data in ranges, within the first
+ * `blocks` blocks) into a donor of exactly `blocks` blocks, when that one
+ * comes out in fewer runs than the file has. */
+static void move_into_room(E4Defrag *d, int rw, int dirfd, const E4Ranges *ranges, uint64_t blocks,
+			   uint32_t runs, const E4DefragOpts *opts, E4FileDefrag *res)
+{
+	int donor = e4_defrag_new_donor(d, dirfd, blocks);
+	if (donor < 0) {
+		res->outcome = E4_OUTCOME_NO_GAIN;
+		return;
+	}
+	E4ExtentMap map = {0};
+	if (e4_fiemap_read(donor, &map) == 0 && map.n && e4_count_runs(map.ext, map.n) < runs) {
+		res->outcome = E4_OUTCOME_IMPROVED;
+		e4_defrag_move(d, rw, donor, ranges, NULL, opts, res);
+	} else {
+		res->outcome = E4_OUTCOME_NO_GAIN;
+	}
+	e4_extent_map_clear(&map);
+	close(donor);
+}
+
+/* The data ranges of the file open as rw and its runs. 0 or -errno. */
+static int ranges_of(E4Defrag *d, int rw, E4Ranges *ranges, uint32_t *runs)
+{
+	struct stat st;
+	E4ExtentMap map = {0};
+	int rc = fstat(rw, &st) < 0 ? -errno : e4_fiemap_read(rw, &map);
+	if (rc == 0) {
+		*runs = e4_count_runs(map.ext, map.n);
+		rc = e4_data_ranges(&map, (uint64_t)st.st_size, e4_defrag_geometry(d)->block_size, ranges);
+	}
+	e4_extent_map_clear(&map);
+	return rc;
+}
+
+void e4_defrag_file_making_room(E4Defrag *d, int fd, int donor_dirfd, int root_fd, const E4DefragOpts *opts,
+				E4FileDefrag *out, E4RoomMade *room)
+{
+	*room = (E4RoomMade){0};
+	e4_defrag_file(d, fd, donor_dirfd, opts, out);
+	bool tried = out->outcome == E4_OUTCOME_IMPROVED || out->outcome == E4_OUTCOME_NO_GAIN;
+	E4FileFigures fig;
+	if (!tried || opts->uid != 0 || root_fd < 0 || !figures_now(d, fd, &fig) ||
+	    !e4_defrag_needed(&fig, opts, e4_defrag_geometry(d)->block_size))
+		return;
+	/* The region's size comes from the file's span (holes included: the
+	 * donor is allocated whole, its holes freed with it). */
+	E4FileDefrag res;
+	int rw = e4_defrag_admit(d, fd, opts->uid, false, &res);
+	E4Ranges ranges = {0};
+	uint32_t runs = 0;
+	int rc = rw < 0 ? -EBUSY : ranges_of(d, rw, &ranges, &runs);
+	uint64_t span = ranges.n ? ranges.v[ranges.n - 1].start + ranges.v[ranges.n - 1].len : 0;
+	uint64_t blocks = region_blocks(span);
+	if (rw >= 0)
+		e4_defrag_dismiss(d, rw, res.ino); /* making room moves the file's own blocks too */
+	if (rc < 0 || span == 0 || blocks > E4_ROOM_MAX_REGION_BLOCKS ||
+	    e4_make_room(d, root_fd, blocks, out->ino, opts, room) < 0) {
+		e4_ranges_clear(&ranges);
+		return;
+	}
+	rw = e4_defrag_admit(d, fd, opts->uid, false, &res);
+	/* Its map may have changed (its own blocks left the region): again. */
+	e4_ranges_clear(&ranges);
+	if (rw >= 0 && ranges_of(d, rw, &ranges, &runs) == 0) {
+		res.runs_before = runs;
+		move_into_room(d, rw, donor_dirfd, &ranges, blocks, runs, opts, &res);
+		uint32_t after = runs;
+		E4Ranges ignore = {0};
+		if (ranges_of(d, rw, &ignore, &after) == 0)
+			res.runs_after = after;
+		e4_ranges_clear(&ignore);
+		if (res.outcome == E4_OUTCOME_IMPROVED || res.outcome == E4_OUTCOME_CANCELLED ||
+		    res.outcome == E4_OUTCOME_FAILED) {
+			uint32_t before = out->runs_before;
+			uint64_t moved = out->bytes_moved;
+			*out = res;
+			out->runs_before = before;
+			out->bytes_moved += moved;
+		}
+	}
+	if (rw >= 0)
+		e4_defrag_dismiss(d, rw, res.ino);
+	e4_ranges_clear(&ranges);
+}

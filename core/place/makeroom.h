@@ -1,0 +1,74 @@
+/* Making room: when no free extent can take a file whole, clear one. The
+ * region of the filesystem that takes the fewest blocks of other files to
+ * clear (region.h) is emptied by moving those files' blocks into free
+ * space elsewhere (EXT4_IOC_MOVE_EXT, so they stay in place and intact),
+ * never leaving one of them in more runs than it had; then the freed
+ * blocks are committed, and a donor for the file finds the region. The
+ * kernel has no call to allocate at a chosen place: every allocation is
+ * checked with FIEMAP, and blocks that land in the region are held apart,
+ * so no moved file lands back in it. Root only. */
+#pragma once
+
+#include <stdint.h>
+
+#include "defrag.h"
+#include "region.h"
+
+typedef struct {
+	E4Region region;           /* the region cleared */
+	uint64_t bytes_moved;      /* of other files, moved out of it */
+	uint64_t files_moved;
+	uint64_t held_max;         /* the most free space held at once (blocks),
+	                            * apart from the region itself */
+} E4RoomMade;
+
+/* Most bytes of other files moved to clear one region. */
+#define E4_ROOM_MAX_MOVE_BYTES (512ull << 20)
+
+/* Other files' bytes moved through one donor: the free space a job holds
+ * beyond the region itself is at most 1.25 times this (the donor, with
+ * slack for pieces that must not be split). */
+#define E4_ROOM_BATCH_BYTES (64ull << 20)
+
+/* The largest region: room is made for files of at most this many
+ * blocks (1 GiB at 4 KiB blocks). */
+#define E4_ROOM_MAX_REGION_BLOCKS (1u << 18)
+
+/* Clears a region of `blocks` blocks (a power of two up to one extent,
+ * E4_MAX_EXTENT_BLOCKS, or whole extents beyond; at most
+ * E4_ROOM_MAX_REGION_BLOCKS), starting at a multiple of the largest power
+ * of two dividing it (at most E4_MAX_EXTENT_BLOCKS), on the
+ * engine's filesystem, whose
+ * root directory is open as root_fd, for the file with inode target (its
+ * own blocks count as free: they leave with its move). opts->cancelled is
+ * polled between files and chunks; opts->uid must be 0. Returns 0 with
+ * the region free and committed, or -errno: EPERM (not root), ENOSPC (no
+ * region can be cleared within E4_ROOM_MAX_MOVE_BYTES, or a file there may
+ * not move: open by another, locked, ...), ECANCELED. Files already moved
+ * stay moved, intact, whatever the return. */
+int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, const E4DefragOpts *opts,
+		 E4RoomMade *out);
+
+typedef struct {
+	uint64_t region_blocks;    /* the size of each region cleared */
+	uint64_t regions;          /* regions cleared */
+	uint64_t bytes_moved;      /* other files' bytes moved */
+	uint64_t files_moved;
+} E4Compacted;
+
+/* Consolidates free space alone, so that later large allocations find
+ * room: clears, one after another, the aligned windows of one extent
+ * (32,768 blocks; an eighth of a smaller filesystem, rounded down to a
+ * power of two) that hold some data and at most half, fewest first,
+ * until none is left or max_bytes were moved. Each is e4_make_room's
+ * region, with its bounds. Root only. Returns 0 (also when nothing could
+ * be cleared), -EPERM, -ECANCELED, or -errno. */
+int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts *opts, E4Compacted *out);
+
+/* e4_defrag_file, and then, when the file is still above its ideal
+ * (e4_defrag_needed) and the caller is root: e4_make_room for its data
+ * blocks, and e4_defrag_file once more. *out tells the whole (runs before
+ * the first try, after the last; bytes of the file moved by both); room
+ * (zeroed when no room was made) what making room did. */
+void e4_defrag_file_making_room(E4Defrag *d, int fd, int donor_dirfd, int root_fd, const E4DefragOpts *opts,
+				E4FileDefrag *out, E4RoomMade *room);

@@ -1,0 +1,104 @@
+#include "region.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <glib.h>
+
+/* Prefix sums over the pieces: blocks known (free or data) and blocks of
+ * data that must move, up to each piece's start. */
+typedef struct {
+	const E4BlockMap *m;
+	uint32_t skip;
+	const E4RegionQuery *q;
+	uint64_t *known, *moving;  /* [i]: sums over pieces [0, i) */
+} Sums;
+
+static bool counts_free(const Sums *s, const E4Piece *p)
+{
+	return p->file == E4_PIECE_FREE || p->file == s->skip;
+}
+
+/* Sums of the blocks of [0, at): known blocks and moving blocks. */
+static void sums_until(const Sums *s, uint64_t at, uint64_t *known, uint64_t *moving)
+{
+	const E4BlockMap *m = s->m;
+	/* The first piece starting at or after at. */
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->v[mid].start < at)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*known = s->known[lo];
+	*moving = s->moving[lo];
+	if (lo == 0)
+		return;
+	/* The piece before may reach past at: only its part before at counts. */
+	const E4Piece *p = &m->v[lo - 1];
+	uint64_t end = p->start + p->len;
+	if (end > at) {
+		uint64_t over = end - at;
+		*known -= over;
+		if (!counts_free(s, p))
+			*moving -= over;
+	}
+}
+
+/* Tries the window [start, start + len). */
+static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best, bool *found)
+{
+	if (start + len > s->m->total_blocks || start + len < start)
+		return;
+	const E4RegionQuery *q = s->q;
+	for (size_t i = 0; i < q->navoid; i++)
+		if (start < q->avoid[i].start + q->avoid[i].len && q->avoid[i].start < start + len)
+			return;
+	uint64_t k0, m0, k1, m1;
+	sums_until(s, start, &k0, &m0);
+	sums_until(s, start + len, &k1, &m1);
+	uint64_t unknown = len - (k1 - k0), used = m1 - m0;
+	if (unknown > len / E4_REGION_UNKNOWN_PER || used < q->min_used || (q->max_used && used > q->max_used))
+		return;
+	if (!*found || unknown < best->unknown || (unknown == best->unknown && used < best->used)) {
+		*best = (E4Region){ start, len, used, unknown };
+		*found = true;
+	}
+}
+
+int e4_region_choose(const E4BlockMap *m, uint64_t len, uint64_t align, uint32_t skip_file, E4Region *out)
+{
+	E4RegionQuery q = { .len = len, .align = align, .skip_file = skip_file };
+	return e4_region_find(m, &q, out);
+}
+
+int e4_region_find(const E4BlockMap *m, const E4RegionQuery *q, E4Region *out)
+{
+	uint64_t len = q->len, align = q->align;
+	if (len == 0 || m->n == 0)
+		return -ENOSPC;
+	Sums s = { .m = m, .skip = q->skip_file, .q = q };
+	s.known = g_new(uint64_t, m->n + 1);
+	s.moving = g_new(uint64_t, m->n + 1);
+	s.known[0] = s.moving[0] = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		const E4Piece *p = &m->v[i];
+		s.known[i + 1] = s.known[i] + p->len;
+		s.moving[i + 1] = s.moving[i] + (counts_free(&s, p) ? 0 : p->len);
+	}
+	bool found = false;
+	uint64_t last = m->v[m->n - 1].start + m->v[m->n - 1].len;
+	for (uint64_t at = m->v[0].start / align * align; align > 1 && at + len <= last; at += align)
+		consider(&s, at, len, out, &found);
+	for (size_t i = 0; align <= 1 && i < m->n; i++) {
+		const E4Piece *p = &m->v[i];
+		consider(&s, p->start, len, out, &found);
+		uint64_t end = p->start + p->len;
+		if (end >= len)
+			consider(&s, end - len, len, out, &found);
+	}
+	g_free(s.known);
+	g_free(s.moving);
+	return found ? 0 : -ENOSPC;
+}

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SIGKILL of the daemon at several moments of a compaction (early while the
+# filesystem is mapped, while other files' blocks move, near the end), each
+# time on the state the last one left: every file keeps its content, times
+# and holes, e2fsck is clean, and free blocks are back where they were
+# (unnamed donors die with the daemon; a few blocks of extent tree may
+# move). Then a compaction runs to its end on what is left.
+set -euo pipefail
+source "$(dirname "$0")/../lib.sh"
+source "$(dirname "$0")/common.sh"
+require_root
+require_cmd e2fsck dumpe2fs
+HERE=$(cd "$(dirname "$0")" && pwd)
+setup_image 512 -m 0 -b 4096
+python3 "$HERE/aged_holes.py" "$SRC" 3000 64 0
+sync
+drop_caches
+"${FSNAP[@]}" snap "$SRC" >"$T/snap.before"
+
+free_blocks() {
+	dumpe2fs -h "$LOOP" 2>/dev/null | sed -n 's/^Free blocks: *//p'
+}
+umount "$SRC"
+free_before=$(free_blocks)
+mount "$LOOP" "$SRC"
+
+hit=0
+for delay in 0.03 0.1 0.2; do
+	start_e4infofs
+	( echo compact >"$MNT/defrag" ) 2>/dev/null &
+	job=$!
+	sleep "$delay"
+	moved=$(dkey "$MNT/defrag" state 2>/dev/null || true) # the job's state when killed
+	kill -KILL "$DAEMON_PID"
+	forget_daemon "$DAEMON_PID"
+	wait "$job" 2>/dev/null || true
+	_umount_fuse "$MNT"
+	umount "$SRC"
+	e2fsck -fn "$LOOP" >"$T/fsck.log" 2>&1 || fail "e2fsck after SIGKILL at ${delay}s: $(tail -5 "$T/fsck.log")"
+	free_now=$(free_blocks)
+	within "$free_now" "$free_before" 32 || fail "free blocks $free_before -> $free_now after SIGKILL at ${delay}s"
+	mount "$LOOP" "$SRC"
+	drop_caches
+	"${FSNAP[@]}" snap "$SRC" >"$T/snap.now"
+	diff "$T/snap.before" "$T/snap.now" >"$T/snap.diff" ||
+		fail "content, times or holes changed after SIGKILL at ${delay}s: $(head -5 "$T/snap.diff")"
+	log "SIGKILL at ${delay}s (job ${moved:-not started}): intact, free blocks $free_before -> $free_now"
+	[ "$moved" = running ] && hit=$((hit + 1))
+done
+[ "$hit" -ge 1 ] || fail "none of the 3 kills came while the compaction ran: nothing tested"
+
+# What is left compacts to the end.
+start_e4infofs
+echo compact >"$MNT/defrag" || fail "the compaction after the kills"
+check_eq "$(dkey "$MNT/defrag" state)" done "state"
+stop_e4infofs
+drop_caches
+"${FSNAP[@]}" snap "$SRC" >"$T/snap.now"
+diff "$T/snap.before" "$T/snap.now" >/dev/null || fail "content changed by the last compaction"
+log "ok"
