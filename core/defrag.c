@@ -33,6 +33,8 @@ struct E4Defrag {
 	 * interleave their pieces (measured: a 237 MB file got 13 runs). */
 	GMutex alloc_lock;
 	E4Room room; /* under alloc_lock */
+	int donor_dirs[E4_DONOR_DIRS_MAX]; /* fallbacks, e4_defrag_add_donor_dir */
+	unsigned ndonor_dirs;
 };
 
 static const char *const outcome_names[E4_OUTCOME__COUNT] = {
@@ -51,7 +53,8 @@ static const char *const skip_names[E4_DSKIP__COUNT] = {
 	[E4_DSKIP_BIGALLOC] = "bigalloc", [E4_DSKIP_TOO_SMALL] = "too-small",
 	[E4_DSKIP_NO_SPACE] = "no-space", [E4_DSKIP_READ_ONLY] = "read-only",
 	[E4_DSKIP_BUSY] = "busy", [E4_DSKIP_NOT_REGULAR] = "not-regular",
-	[E4_DSKIP_CHANGED] = "changed",
+	[E4_DSKIP_CHANGED] = "changed", [E4_DSKIP_NO_DONOR_DIR] = "no-donor-dir",
+	[E4_DSKIP_NOT_WRITABLE] = "not-writable",
 };
 
 const char *e4_outcome_name(E4Outcome o)
@@ -78,6 +81,40 @@ E4Defrag *e4_defrag_new(const E4FsInfo *fs)
 	e4_room_init(&d->room, d->geom.block_size);
 	d->busy = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	return d;
+}
+
+int e4_defrag_add_donor_dir(E4Defrag *d, int dirfd)
+{
+	struct stat st;
+	if (fstat(dirfd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_dev != d->dev)
+		return -EXDEV;
+	if (d->ndonor_dirs >= E4_DONOR_DIRS_MAX)
+		return -ENOSPC;
+	d->donor_dirs[d->ndonor_dirs++] = dirfd;
+	return 0;
+}
+
+/* May this process make an unnamed file in dirfd (write and search)? */
+static bool donor_dir_ok(int dirfd)
+{
+	return faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) == 0;
+}
+
+/* The directory to make the donor in: dirfd, or the first fallback this
+ * process may write; -1 when none. Root may write any directory, so a
+ * root daemon always gets dirfd. */
+static int donor_dir(const E4Defrag *d, int dirfd)
+{
+	if (donor_dir_ok(dirfd))
+		return dirfd;
+	for (unsigned i = 0; i < d->ndonor_dirs; i++)
+		if (donor_dir_ok(d->donor_dirs[i]))
+			return d->donor_dirs[i];
+	return -1;
 }
 
 void e4_defrag_free(E4Defrag *d)
@@ -183,6 +220,8 @@ static int open_rw(int fd, const struct stat *st, E4DefragSkip *skip)
 		*skip = E4_DSKIP_READ_ONLY;
 	else if (err == EWOULDBLOCK)
 		*skip = E4_DSKIP_LOCKED; /* a lease */
+	else if (err == EACCES)
+		*skip = E4_DSKIP_NOT_WRITABLE; /* only without CAP_DAC_OVERRIDE */
 	return -err;
 }
 
@@ -389,8 +428,13 @@ static void defrag_open(E4Defrag *d, int rw, int donor_dirfd, const E4DefragOpts
 		set_skip(out, E4_DSKIP_NO_SPACE);
 		goto out;
 	}
+	int dirfd = donor_dir(d, donor_dirfd);
+	if (dirfd < 0) {
+		set_skip(out, E4_DSKIP_NO_DONOR_DIR);
+		goto out;
+	}
 	E4FileFigures donor_fig;
-	int rc = allocate_donor(d, donor_dirfd, &m.ranges, fig.runs, &m.donor, &map, &donor_fig);
+	int rc = allocate_donor(d, dirfd, &m.ranges, fig.runs, &m.donor, &map, &donor_fig);
 	if (rc == -ENOSPC || rc == -EDQUOT) {
 		set_skip(out, E4_DSKIP_NO_SPACE);
 		goto out;

@@ -41,6 +41,10 @@ typedef enum {
 				* kernel kept answering EBUSY (pages held by others) */
 	E4_DSKIP_NOT_REGULAR,  /* not a regular file (any more) */
 	E4_DSKIP_CHANGED,      /* truncated or punched by another process mid-move */
+	E4_DSKIP_NO_DONOR_DIR, /* no directory on the filesystem the daemon may
+				* create a donor in (an unprivileged daemon) */
+	E4_DSKIP_NOT_WRITABLE, /* the daemon may not open the file for writing
+				* (an unprivileged daemon, a file without w bit) */
 	E4_DSKIP__COUNT
 } E4DefragSkip;
 
@@ -79,10 +83,24 @@ typedef struct E4Defrag E4Defrag;
 E4Defrag *e4_defrag_new(const E4FsInfo *fs);
 void e4_defrag_free(E4Defrag *d);
 
+/* At most this many fallback donor directories. */
+#define E4_DONOR_DIRS_MAX 4
+
+/* Adds dirfd (a directory on the engine's filesystem, kept open by the
+ * caller while the engine lives) to the directories a donor is made in,
+ * in the order added, when the one e4_defrag_file is given may not be
+ * written (an unprivileged daemon and another user's directory). Not
+ * thread-safe: call before any e4_defrag_file. Returns 0, or -EXDEV
+ * (another filesystem), -ENOTDIR, -ENOSPC (E4_DONOR_DIRS_MAX added), or
+ * the errno of fstat. */
+int e4_defrag_add_donor_dir(E4Defrag *d, int dirfd);
+
 /* Defragments the regular file open as fd (any fd of it, O_PATH included:
  * it is reopened read-write through /proc/self/fd), with its donor made in
  * directory donor_dirfd (on the same filesystem; the file's own directory
- * gives the best locality). Every outcome is in *out; never fails itself. */
+ * gives the best locality), or when this process may not write and search
+ * that one, in the first fallback directory it may (else skipped as
+ * no-donor-dir). Every outcome is in *out; never fails itself. */
 void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *opts,
 		    E4FileDefrag *out);
 

@@ -276,6 +276,15 @@ static void finish_retry(Plan *p, Candidate *c, const E4FileDefrag *res)
 	g_mutex_unlock(&p->lock);
 }
 
+/* Reopens a planned object found at path (relative to the job's
+ * directory) when it was planned: exactly that inode, or -ESTALE. */
+static int reopen(const Plan *p, const char *path, const E4Handle *h, int flags)
+{
+	if (!p->opts->by_path)
+		return e4_handle_open(p->mount_fd, h, flags);
+	return e4_handle_open_path(p->mount_fd, path, h, flags);
+}
+
 /* A defrag of one file, making room for it in the third pass. */
 static void move_file(Plan *p, int fd, int dirfd, const E4DefragOpts *fopts, E4FileDefrag *res)
 {
@@ -295,10 +304,12 @@ static void move_candidate(Worker *w, Candidate *c)
 {
 	Plan *p = w->plan;
 	E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED };
-	int fd = e4_handle_open(p->mount_fd, c->file, O_PATH);
-	int dirfd = e4_handle_open(p->mount_fd, c->dir, O_RDONLY | O_DIRECTORY);
-	if (fd == -ESTALE || fd == -ENOENT) {
-		/* Deleted (or replaced by a rename) since the walk. */
+	int fd = reopen(p, c->path, c->file, O_PATH);
+	g_autofree char *dir = g_path_get_dirname(c->path);
+	int dirfd = reopen(p, dir, c->dir, O_RDONLY | O_DIRECTORY);
+	if (fd == -ESTALE || fd == -ENOENT || dirfd == -ESTALE) {
+		/* Deleted (or replaced by a rename) since the walk; in path
+		 * mode also moved elsewhere, with its directory or alone. */
 		res.outcome = E4_OUTCOME_SKIPPED;
 		res.skip = E4_DSKIP_CHANGED;
 	} else if (fd < 0 || dirfd < 0) {

@@ -26,6 +26,10 @@ typedef struct {
 	                         * replaced, the others are used as given */
 	bool worst_first;       /* most fragmented (e4defrag's rank) first; else walk order (large files first either way) */
 	unsigned threads;       /* files moved at once (0: 1) */
+	bool by_path;           /* reopen planned files by their path beneath the
+	                         * job's directory, checked against their handles
+	                         * (e4_handle_open_path), not by handle: a process
+	                         * without CAP_DAC_READ_SEARCH */
 	/* A third pass makes room (core/place/makeroom.h) for the files of
 	 * 1 MiB to 1 GiB still above their ideal, largest first, one at a time:
 	 * root jobs only. room_fd: a directory fd of the ext4 mount point. */

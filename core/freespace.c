@@ -1,6 +1,7 @@
 #include "freespace.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -51,19 +52,7 @@ uint64_t e4_freespace_min_pieces(const E4FreeSpace *fs, uint64_t blocks)
 	return blocks > 0 ? UINT64_MAX : pieces;
 }
 
-static void add_extent(uint64_t start, uint64_t blocks, void *user)
-{
-	(void)start;
-	e4_freespace_add(user, blocks);
-}
-
-int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out)
-{
-	*out = (E4FreeSpace){ .block_size = block_size };
-	return e4_freespace_each(fd, block_size, add_extent, out);
-}
-
-int e4_freespace_each(int fd, uint32_t block_size, E4FreeExtentFn fn, void *user)
+int e4_fsmap_walk(int fd, int (*fn)(const struct fsmap *rec, void *user), void *user)
 {
 	struct fsmap_head *head = calloc(1, fsmap_sizeof(BATCH));
 	if (!head)
@@ -74,22 +63,52 @@ int e4_freespace_each(int fd, uint32_t block_size, E4FreeExtentFn fn, void *user
 		.fmr_owner = UINT64_MAX, .fmr_offset = UINT64_MAX,
 	};
 	int rc = 0;
-	for (;;) {
+	bool stop = false;
+	while (!stop) {
 		if (ioctl(fd, FS_IOC_GETFSMAP, head) < 0) {
 			rc = -errno;
 			break;
 		}
 		if (head->fmh_entries == 0)
 			break;
-		for (unsigned i = 0; i < head->fmh_entries; i++) {
-			const struct fsmap *r = &head->fmh_recs[i];
-			if ((r->fmr_flags & FMR_OF_SPECIAL_OWNER) && r->fmr_owner == FMR_OWN_FREE)
-				fn(r->fmr_physical / block_size, r->fmr_length / block_size, user);
-		}
+		for (unsigned i = 0; !stop && i < head->fmh_entries; i++)
+			stop = fn(&head->fmh_recs[i], user) != 0;
 		if (head->fmh_recs[head->fmh_entries - 1].fmr_flags & FMR_OF_LAST)
 			break;
 		fsmap_advance(head);
 	}
 	free(head);
 	return rc;
+}
+
+typedef struct {
+	E4FreeExtentFn fn;
+	void *user;
+	uint32_t block_size;
+} FreeWalk;
+
+static int each_free(const struct fsmap *r, void *user)
+{
+	FreeWalk *w = user;
+	if ((r->fmr_flags & FMR_OF_SPECIAL_OWNER) && r->fmr_owner == FMR_OWN_FREE)
+		w->fn(r->fmr_physical / w->block_size, r->fmr_length / w->block_size, w->user);
+	return 0;
+}
+
+int e4_freespace_each(int fd, uint32_t block_size, E4FreeExtentFn fn, void *user)
+{
+	FreeWalk w = { fn, user, block_size };
+	return e4_fsmap_walk(fd, each_free, &w);
+}
+
+static void add_extent(uint64_t start, uint64_t blocks, void *user)
+{
+	(void)start;
+	e4_freespace_add(user, blocks);
+}
+
+int e4_freespace_read(int fd, uint32_t block_size, E4FreeSpace *out)
+{
+	*out = (E4FreeSpace){ .block_size = block_size };
+	return e4_freespace_each(fd, block_size, add_extent, out);
 }

@@ -1,8 +1,10 @@
 #include "fsinfo.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
@@ -86,6 +88,16 @@ static int resolve_dir(const char *source, struct libmnt_table *tb, char **dir)
 	return *dir ? 0 : -errno;
 }
 
+static int geometry_from_map(const char *dir, uint32_t block_size, E4Geometry *geom)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int rc = e4_geometry_from_fsmap(fd, block_size, geom);
+	close(fd);
+	return rc;
+}
+
 static int fill(E4FsInfo *fs, const char *source, struct libmnt_table *tb)
 {
 	int rc = resolve_dir(source, tb, &fs->source_dir);
@@ -103,8 +115,10 @@ static int fill(E4FsInfo *fs, const char *source, struct libmnt_table *tb)
 	fs->dev = st.st_dev;
 	fs->read_only = sfs.f_flags & ST_RDONLY;
 	fs->geom_error = e4_superblock_read_device(fs->device, &fs->geom);
-	if (fs->geom_error < 0)
+	if (fs->geom_error < 0 && geometry_from_map(fs->source_dir, (uint32_t)sfs.f_bsize, &fs->geom) < 0) {
 		e4_geometry_default((uint32_t)sfs.f_bsize, &fs->geom);
+		fs->geom_default = true;
+	}
 	return 0;
 }
 

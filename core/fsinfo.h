@@ -20,7 +20,10 @@ typedef struct {
 	bool dax;
 	E4Geometry geom;     /* block_size always valid */
 	int geom_error;      /* 0 when geom came from the superblock, else the
-	                      * -errno of reading it (geom is then the default) */
+	                      * -errno of reading it (not root: the device is
+	                      * root:disk 0660); geom then comes from the
+	                      * filesystem's map (e4_geometry_from_fsmap) */
+	bool geom_default;   /* neither could be read: mke2fs's defaults */
 } E4FsInfo;
 
 /* Resolves source (a directory on a mounted ext4 fs, or a mounted ext4

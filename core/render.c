@@ -1,3 +1,4 @@
+#include <errno.h>
 #include "render.h"
 
 #include <glib.h>
@@ -271,6 +272,14 @@ char *e4_render_freespace(const E4FreeSpace *fs)
 		g_string_append_c(out, '\n');
 	}
 	return g_string_free(out, FALSE);
+}
+
+char *e4_render_freespace_unavailable(int err, uint32_t block_size, uint64_t free_blocks)
+{
+	return g_strdup_printf("available: no\nreason: the kernel refused FS_IOC_GETFSMAP to this "
+			       "daemon (%s): run it as root for the free-space map\n"
+			       "block_size: %u\ntotal_free_blocks: %" G_GUINT64_FORMAT "\n",
+			       err == EACCES ? "EACCES" : "EPERM", block_size, free_blocks);
 }
 
 /* A Prometheus label value: the one-line name token, with '\\' and '"'

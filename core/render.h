@@ -50,6 +50,11 @@ char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, con
  * (sizes in KiB, rounded as e2freefrag does), then its histogram. */
 char *e4_render_freespace(const E4FreeSpace *fs);
 
+/* The `freespace` file when the map cannot be read for want of privilege
+ * (err: EPERM or EACCES from GETFSMAP): `available: no`, the reason, and
+ * what statfs still tells (free blocks, block_size bytes). */
+char *e4_render_freespace_unavailable(int err, uint32_t block_size, uint64_t free_blocks);
+
 /* One labelled set of figures in `metrics`. */
 typedef struct {
 	const char *dir;        /* "." for the whole mount, else a top-level name */

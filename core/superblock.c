@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "freespace.h"
+
 /* On-disk offsets (little-endian), from the ext4 disk layout. */
 #define SB_LOG_BLOCK_SIZE 0x18
 #define SB_BLOCKS_PER_GROUP 0x20
@@ -65,4 +67,52 @@ void e4_geometry_default(uint32_t block_size, E4Geometry *geom)
 		.flex_bg = true,
 		.feature_incompat = E4_INCOMPAT_FLEX_BG,
 	};
+}
+
+/* ext4's owners of metadata in GETFSMAP records (fs/ext4/fsmap.h). */
+#define OWN_SUPERBLOCK FMR_OWNER('X', 1)
+#define OWN_BLOCK_BITMAP FMR_OWNER('f', 3)
+
+typedef struct {
+	uint64_t sb[2];        /* bytes: the first two superblock copies */
+	unsigned nsb;
+	uint64_t bitmap_bytes; /* the first run of block bitmaps, 0 until seen */
+} MapProbe;
+
+static int probe_record(const struct fsmap *r, void *user)
+{
+	MapProbe *p = user;
+	if (!(r->fmr_flags & FMR_OF_SPECIAL_OWNER))
+		return 0;
+	if (r->fmr_owner == OWN_SUPERBLOCK && p->nsb < 2)
+		p->sb[p->nsb++] = r->fmr_physical;
+	else if (r->fmr_owner == OWN_BLOCK_BITMAP && !p->bitmap_bytes)
+		p->bitmap_bytes = r->fmr_length;
+	return p->nsb == 2 && p->bitmap_bytes;
+}
+
+int e4_geometry_from_fsmap(int fd, uint32_t block_size, E4Geometry *geom)
+{
+	MapProbe p = {0};
+	if (block_size == 0)
+		return -EINVAL;
+	int rc = e4_fsmap_walk(fd, probe_record, &p);
+	if (rc < 0)
+		return rc;
+	uint64_t bpg = p.nsb == 2 && p.sb[1] > p.sb[0] ? (p.sb[1] - p.sb[0]) / block_size : 0;
+	uint64_t bitmaps = p.bitmap_bytes / block_size;
+	/* A group's block bitmap is one block: one bit per block of the group. */
+	if (bpg == 0 || bpg % 8 || bpg > 8ull * block_size || bitmaps == 0)
+		return -EINVAL;
+	uint32_t log_flex = 0;
+	while ((1ull << log_flex) < bitmaps && log_flex < 31)
+		log_flex++;
+	*geom = (E4Geometry){
+		.block_size = block_size,
+		.blocks_per_group = (uint32_t)bpg,
+		.log_groups_per_flex = log_flex,
+		.flex_bg = bitmaps > 1,
+		.feature_incompat = bitmaps > 1 ? E4_INCOMPAT_FLEX_BG : 0,
+	};
+	return 0;
 }

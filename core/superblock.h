@@ -32,6 +32,18 @@ int e4_superblock_parse(const uint8_t *raw, size_t len, E4Geometry *geom);
  * Returns 0 or -errno (EACCES when not root, EINVAL when not ext). */
 int e4_superblock_read_device(const char *path, E4Geometry *geom);
 
+/* Derives the geometry from the filesystem's own map (GETFSMAP, which
+ * ext4 answers to any user), for when the device cannot be read: blocks
+ * per group from the distance between the first two superblock copies
+ * (groups 0 and 1: sparse_super keeps one in group 1), the flex group
+ * size from the run of block bitmaps flex_bg packs into group 0 (rounded
+ * up to a power of two: a filesystem with fewer groups than a flex group
+ * has a shorter run, and then no file spans that many groups anyway).
+ * Feature bits are unknown (0), flex_bg excepted. fd: any fd on the
+ * filesystem; block_size in bytes. Returns 0, -errno of GETFSMAP, or
+ * -EINVAL when the map does not show both (sparse_super2, not ext4). */
+int e4_geometry_from_fsmap(int fd, uint32_t block_size, E4Geometry *geom);
+
 /* The geometry mke2fs gives a default ext4 of this block size: what the
  * analysis assumes when the device cannot be read. */
 void e4_geometry_default(uint32_t block_size, E4Geometry *geom);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "inspect.h"
@@ -242,9 +243,17 @@ static char *render_metrics(E4Fs *fs)
 static int render_freespace(E4Fs *fs, char **out)
 {
 	E4FreeSpace free;
-	int rc = e4_freespace_read(fs->root_fd, fs->info->geom.block_size, &free);
-	if (rc == 0)
+	uint32_t bs = fs->info->geom.block_size;
+	int rc = e4_freespace_read(fs->root_fd, bs, &free);
+	struct statvfs sv;
+	if (rc == 0) {
 		*out = e4_render_freespace(&free);
+	} else if ((rc == -EPERM || rc == -EACCES) && fstatvfs(fs->root_fd, &sv) == 0) {
+		/* ext4 asks no privilege for GETFSMAP (6.18); an LSM or another
+		 * kernel may: say so rather than fail the read with EPERM. */
+		*out = e4_render_freespace_unavailable(-rc, bs, (uint64_t)sv.f_bfree * sv.f_frsize / bs);
+		rc = 0;
+	}
 	return rc;
 }
 

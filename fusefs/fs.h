@@ -17,20 +17,26 @@
 
 /* A mirrored real object (directory or regular file). Attribute files
  * are not nodes: their inode numbers derive from their node's (see ino.h). */
-typedef struct {
+typedef struct Node Node;
+struct Node {
 	uint64_t real_ino;   /* st_ino on the source filesystem */
 	E4Handle *handle;    /* the real object's file handle: no fd held */
 	bool is_dir;         /* false: a regular file shown as a directory */
 	uint64_t nlookup;    /* kernel lookups of the node and its attributes */
-	uint64_t parent_ino; /* real ino of the directory it was last looked up in */
+	Node *parent;        /* the directory it was last looked up in (NULL: the
+	                      * root), pinned: a node lives while it has children */
 	char *name;          /* and its real name there */
-} Node;
+	uint64_t children;   /* nodes whose parent this is */
+};
 
 typedef struct {
 	E4FsInfo *info;
 	E4Tree *tree;
 	Node *root;
 	int root_fd;         /* fd of SOURCE (not O_PATH), the mount fd for handles */
+	int donor_dir_fd;    /* -o donor_dir, or -1 */
+	bool by_path;        /* no CAP_DAC_READ_SEARCH: nodes are opened by their
+	                      * path beneath root_fd, checked against their handle */
 	int fsroot_fd;       /* the ext4 mount point, to make room across the whole
 	                      * filesystem (root daemon with make_room), else -1 */
 	GMutex lock;         /* guards nodes */
@@ -68,12 +74,16 @@ void e4fs_generate(gpointer generation, gpointer fs);
 #define E4_TRIGGER_SIZE 4096
 
 /* The node table (nodes.c). */
+/* Makes the table and the root node from fs->root_fd, and chooses how
+ * nodes are opened: by handle when the kernel lets this process, else by
+ * path (fs->by_path). Returns 0 or -errno. */
+int e4fs_nodes_init(E4Fs *fs);
 Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino);
 /* Finds or adds the node of the real object open as fd (any kind of fd,
- * not consumed) with stat st, and counts one kernel lookup. Returns NULL
- * with errno set when no handle can be made. */
-Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino,
-		    const char *name);
+ * not consumed) with stat st, found as name in the directory node parent,
+ * and counts one kernel lookup. Returns NULL with errno set when no
+ * handle can be made. */
+Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, Node *parent, const char *name);
 /* True while the real object of node is still below SOURCE: a node keeps
  * its inode when it is moved, also out of SOURCE, which must not be read
  * or moved through the mount then. */
@@ -90,11 +100,15 @@ typedef struct {
 /* Whether caller may read (mask 4), write (2) or search (1) an object
  * with this stat, by its mode bits. Root may do anything. */
 bool e4fs_caller_may(const Caller *c, const struct stat *st, int mask);
-/* Opens the real object of node with flags (O_PATH, O_RDONLY, ...).
- * Returns the fd or -errno (ESTALE when the object is gone). */
+/* Opens the real object of node with flags (O_PATH, O_RDONLY, ...): by
+ * its handle, or by its path checked against its handle (fs->by_path).
+ * Returns the fd or -errno (ESTALE when the object is gone, or in path
+ * mode no longer where it was last looked up; EACCES when the daemon may
+ * not reach or open it). */
 int e4fs_node_open(E4Fs *fs, const Node *node, int flags);
-/* Opens the directory node was last looked up in (O_RDONLY | O_DIRECTORY)
- * and, when name is not NULL, gives the name it had there (g_free it).
+/* Opens the directory node was last looked up in (O_PATH | O_DIRECTORY:
+ * enough for *at calls and a donor's O_TMPFILE, and needs no read
+ * permission of an unprivileged daemon) and, when name is not NULL, gives the name it had there (g_free it).
  * Returns the fd or -errno (ENOENT when that directory is not known). */
 int e4fs_node_open_parent(E4Fs *fs, const Node *node, char **name);
 /* fstat of the real object of node. Returns 0 or -errno. */

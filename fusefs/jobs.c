@@ -42,7 +42,7 @@ static void push_ancestors(E4Fs *fs, int dirfd, GArray *chain)
 		g_array_append_val(chain, ino);
 		if (ino == fs->root->real_ino)
 			break;
-		int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = up;
 	}
@@ -62,7 +62,7 @@ static GArray *chain_of(E4Fs *fs, Node *node)
 	GArray *chain = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	int fd;
 	if (node->is_dir) {
-		fd = e4fs_node_open(fs, node, O_RDONLY | O_DIRECTORY);
+		fd = e4fs_node_open(fs, node, O_PATH | O_DIRECTORY);
 	} else {
 		g_array_append_val(chain, node->real_ino);
 		fd = parent_dir(fs, node);
@@ -191,6 +191,7 @@ static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 		.file = *opts,
 		.worst_first = fs->worst_first,
 		.threads = fs->defrag_threads,
+		.by_path = fs->by_path,
 		.progress = on_progress,
 		.file_done = on_file_done,
 		.make_room = fs->fsroot_fd >= 0,

@@ -25,6 +25,7 @@ typedef struct {
 	double skip_run_kib;
 	unsigned worst_first;
 	unsigned watch;
+	char *donor_dir;
 	unsigned make_room;
 	int allow_other;
 } Options;
@@ -40,6 +41,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("skip_run_kib=%lf", skip_run_kib),
 	OPT("worst_first=%u", worst_first),
 	OPT("watch=%u", watch),
+	OPT("donor_dir=%s", donor_dir),
 	OPT("make_room=%u", make_room),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	/* fstab options that mean nothing to a FUSE mount (mount.fuse3 may pass them). */
@@ -88,6 +90,8 @@ static void usage(const char *prog)
 	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
 	       "    -o worst_first=0|1     defragment the most fragmented files first (default 0: directory by directory)\n"
 	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n"
+	       "    -o donor_dir=PATH      a directory on the same filesystem for donors when the file's\n"
+	       "                           own is not writable (then SOURCE, if writable)\n"
 	       "    -o make_room=0|1       a root job moves other files out of the way when no free\n"
 	       "                           extent can take a file whole (default 1)\n\n",
 	       prog);
@@ -137,16 +141,38 @@ static int make_root(E4Fs *fs)
 {
 	/* Not O_PATH: open_by_handle_at refuses O_PATH mount fds (EBADF). */
 	int fd = open(fs->info->source_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	struct stat st;
 	if (fd < 0)
 		return -errno;
 	fs->root_fd = fd;
-	if (fstat(fd, &st) < 0)
+	/* An open directory need not be searchable (mode r--) for its user. */
+	if (faccessat(fd, ".", R_OK | X_OK, AT_EACCESS) < 0)
 		return -errno;
-	fs->nodes = g_hash_table_new(g_int64_hash, g_int64_equal);
-	g_mutex_init(&fs->lock);
-	fs->root = e4fs_node_ref(fs, fd, &st, 0, NULL);
-	return fs->root ? 0 : -errno;
+	return e4fs_nodes_init(fs);
+}
+
+/* Why SOURCE cannot be served; an unprivileged daemon serves only what
+ * its user may read, and without searching SOURCE that is nothing. */
+static const char *root_error(int err)
+{
+	return err == EACCES ? "not readable and searchable by this user: nothing to serve"
+			     : strerror(err);
+}
+
+/* Donors go to the file's directory, else -o donor_dir, else SOURCE:
+ * each tried where the daemon may not write the one before (not root). */
+static int add_donor_dirs(E4Fs *fs, const char *donor_dir)
+{
+	int err = 0;
+	if (donor_dir) {
+		fs->donor_dir_fd = open(donor_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		err = fs->donor_dir_fd < 0 ? -errno : e4_defrag_add_donor_dir(fs->defrag, fs->donor_dir_fd);
+		if (err < 0) {
+			fprintf(stderr, "e4infofs: donor_dir=%s: %s\n", donor_dir,
+				err == -EXDEV ? "not on SOURCE's filesystem" : strerror(-err));
+			return err;
+		}
+	}
+	return e4_defrag_add_donor_dir(fs->defrag, fs->root_fd);
 }
 
 /* Daemonized, stderr is gone: log to syslog (the journal). */
@@ -164,7 +190,10 @@ static void start_workers(E4Fs *fs, const Options *opts)
 {
 	fs->tree = e4_tree_new(&fs->info->geom, fs->info->dev, opts->scan_threads ? opts->scan_threads : 1);
 	int err;
-	if (opts->watch && (err = e4_tree_watch(fs->tree, fs->root_fd)) < 0)
+	if (opts->watch && (err = e4_tree_watch(fs->tree, fs->root_fd)) == -EPERM)
+		fuse_log(FUSE_LOG_INFO, "e4infofs: not root: no fanotify mark (needs CAP_SYS_ADMIN), "
+			 "every read checks each file with a stat\n");
+	else if (opts->watch && err < 0)
 		fuse_log(FUSE_LOG_WARNING, "e4infofs: cannot watch for changes (%s): checking every file at each read\n",
 			 strerror(-err));
 }
@@ -299,7 +328,7 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	E4Fs fs = { .timeout = opts->timeout, .report_top = opts->report_top,
 		    .defrag_threads = opts->defrag_threads ? opts->defrag_threads : 1,
 		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1,
-		    .fsroot_fd = -1 };
+		    .donor_dir_fd = -1, .fsroot_fd = -1 };
 	int err = e4_fsinfo_resolve(opts->source, &fs.info);
 	if (err < 0) {
 		fprintf(stderr, "e4infofs: %s: %s\n", opts->source, source_error(-err));
@@ -315,10 +344,15 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	int rc = 1;
 	err = make_root(&fs);
 	if (err < 0) {
-		fprintf(stderr, "e4infofs: %s: %s\n", fs.info->source_dir, strerror(-err));
+		fprintf(stderr, "e4infofs: %s: %s\n", fs.info->source_dir, root_error(-err));
 		goto out;
 	}
+	if (fs.info->geom_default)
+		fprintf(stderr, "e4infofs: %s: superblock not readable (%s): e4defrag's best assumes "
+			"mke2fs's default geometry\n", fs.info->device, strerror(-fs.info->geom_error));
 	fs.defrag = e4_defrag_new(fs.info);
+	if (add_donor_dirs(&fs, opts->donor_dir) < 0)
+		goto out;
 	/* Making room reads every file's map and GETFSMAP: root only. */
 	if (opts->make_room && geteuid() == 0)
 		fs.fsroot_fd = open(fs.info->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -329,9 +363,11 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	e4fs_jobs_free(&fs);
 	e4_handles_free(fs.handles);
 	e4_handles_free(fs.listings);
-	e4_defrag_free(fs.defrag);
 	e4_tree_free(fs.tree);
 out:
+	e4_defrag_free(fs.defrag);
+	if (fs.donor_dir_fd >= 0)
+		close(fs.donor_dir_fd);
 	if (fs.nodes)
 		e4fs_nodes_free(&fs);
 	if (fs.root_fd >= 0)
@@ -365,6 +401,7 @@ int main(int argc, char **argv)
 		rc = run(&opts, &args, &cmd);
 	}
 	free(opts.source);
+	free(opts.donor_dir);
 	free(cmd.mountpoint);
 	fuse_opt_free_args(&args);
 	return rc;

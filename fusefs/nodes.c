@@ -7,6 +7,21 @@
 #include "fs.h"
 #include "ino.h"
 
+int e4fs_nodes_init(E4Fs *fs)
+{
+	struct stat st;
+	if (fstat(fs->root_fd, &st) < 0)
+		return -errno;
+	int privileged = e4_handle_privileged(fs->root_fd);
+	if (privileged < 0)
+		return privileged;
+	fs->by_path = !privileged;
+	fs->nodes = g_hash_table_new(g_int64_hash, g_int64_equal);
+	g_mutex_init(&fs->lock);
+	fs->root = e4fs_node_ref(fs, fs->root_fd, &st, NULL, NULL);
+	return fs->root ? 0 : -errno;
+}
+
 Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino)
 {
 	if (ino == FUSE_ROOT_ID)
@@ -18,14 +33,55 @@ Node *e4fs_node_get(E4Fs *fs, fuse_ino_t ino)
 	return node;
 }
 
-static bool same_handle(const E4Handle *a, const E4Handle *b)
+/* Under fs->lock: true when node is ancestor or itself on dir's chain. */
+static bool on_chain(const Node *dir, const Node *node)
 {
-	return a->handle_bytes == b->handle_bytes && a->handle_type == b->handle_type &&
-	       memcmp(a->f_handle, b->f_handle, a->handle_bytes) == 0;
+	for (const Node *n = dir; n; n = n->parent)
+		if (n == node)
+			return true;
+	return false;
 }
 
-Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino,
-		    const char *name)
+static void free_node(Node *node);
+
+/* Under fs->lock: frees node once neither the kernel nor a child holds
+ * it, and then its parent if that was the parent's last hold. */
+static void release_node(E4Fs *fs, Node *node)
+{
+	while (node && node != fs->root && node->nlookup == 0 && node->children == 0) {
+		Node *parent = node->parent;
+		if (g_hash_table_lookup(fs->nodes, &node->real_ino) == node)
+			g_hash_table_remove(fs->nodes, &node->real_ino);
+		free_node(node);
+		if (parent)
+			parent->children--;
+		node = parent;
+	}
+}
+
+/* Under fs->lock: node was (last) looked up as name in parent. A hard
+ * link's node moves to the directory of its latest lookup. A move that
+ * would make node its own ancestor (a parent's place still stale after
+ * renames in the source) is not made: path mode then answers ESTALE for
+ * node until the stale directory is looked up again. */
+static void set_parent(E4Fs *fs, Node *node, Node *parent, const char *name)
+{
+	if (parent && node->parent != parent && !on_chain(parent, node)) {
+		Node *old = node->parent;
+		parent->children++;
+		node->parent = parent;
+		if (old) {
+			old->children--;
+			release_node(fs, old);
+		}
+	}
+	if (g_strcmp0(node->name, name) != 0) {
+		g_free(node->name);
+		node->name = g_strdup(name);
+	}
+}
+
+Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, Node *parent, const char *name)
 {
 	E4Handle *handle = e4_handle_of(fd);
 	if (!handle)
@@ -37,7 +93,7 @@ Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino
 		node = g_new0(Node, 1);
 		*node = (Node){ .real_ino = real, .handle = handle, .is_dir = S_ISDIR(st->st_mode) };
 		g_hash_table_insert(fs->nodes, &node->real_ino, node);
-	} else if (!same_handle(node->handle, handle)) {
+	} else if (!e4_handle_equal(node->handle, handle)) {
 		/* The inode number was freed and reused: the node is the new object. */
 		g_free(node->handle);
 		node->handle = handle;
@@ -46,43 +102,87 @@ Node *e4fs_node_ref(E4Fs *fs, int fd, const struct stat *st, uint64_t parent_ino
 		g_free(handle);
 	}
 	node->nlookup++;
-	node->parent_ino = parent_ino;
-	if (g_strcmp0(node->name, name) != 0) {
-		g_free(node->name);
-		node->name = g_strdup(name);
-	}
+	set_parent(fs, node, parent, name);
 	g_mutex_unlock(&fs->lock);
 	return node;
 }
 
-/* Under fs->lock. */
-static E4Handle *handle_copy(const Node *node)
+/* Under fs->lock: node's path from SOURCE's root by the names it was
+ * looked up under ("." for the root), or NULL when its chain does not
+ * reach the root. */
+static char *path_of(E4Fs *fs, const Node *node)
 {
-	return g_memdup2(node->handle, sizeof(E4Handle) + node->handle->handle_bytes);
+	GPtrArray *names = g_ptr_array_new();
+	const Node *n = node;
+	for (; n && n != fs->root; n = n->parent)
+		g_ptr_array_add(names, n->name);
+	if (n != fs->root) {
+		g_ptr_array_free(names, TRUE);
+		return NULL;
+	}
+	GString *path = g_string_new(names->len ? NULL : ".");
+	for (guint i = names->len; i > 0; i--) {
+		if (path->len)
+			g_string_append_c(path, '/');
+		g_string_append(path, g_ptr_array_index(names, i - 1));
+	}
+	g_ptr_array_free(names, TRUE);
+	return g_string_free(path, FALSE);
+}
+
+/* What opening a node needs, copied under fs->lock so that no lock is
+ * held over I/O (a lookup may replace the handle, a forget free the node). */
+typedef struct {
+	E4Handle *handle;
+	char *path; /* path mode only */
+} Where;
+
+static void where_clear(Where *w)
+{
+	g_clear_pointer(&w->handle, g_free);
+	g_clear_pointer(&w->path, g_free);
+}
+
+/* Under fs->lock. */
+static void where_of(E4Fs *fs, const Node *node, Where *w)
+{
+	w->handle = e4_handle_dup(node->handle);
+	w->path = fs->by_path ? path_of(fs, node) : NULL;
+}
+
+static int where_open(E4Fs *fs, const Where *w, int flags)
+{
+	if (!fs->by_path)
+		return e4_handle_open(fs->root_fd, w->handle, flags);
+	return w->path ? e4_handle_open_path(fs->root_fd, w->path, w->handle, flags) : -ESTALE;
 }
 
 int e4fs_node_open(E4Fs *fs, const Node *node, int flags)
 {
-	/* A copy: lookup may replace the handle meanwhile; no lock over I/O. */
+	Where w;
 	g_mutex_lock(&fs->lock);
-	g_autofree E4Handle *h = handle_copy(node);
+	where_of(fs, node, &w);
 	g_mutex_unlock(&fs->lock);
-	return e4_handle_open(fs->root_fd, h, flags);
+	int fd = where_open(fs, &w, flags);
+	where_clear(&w);
+	return fd;
 }
 
 int e4fs_node_open_parent(E4Fs *fs, const Node *node, char **name)
 {
-	/* The parent is not pinned by the caller's request (a hard link's
-	 * other directory may be forgotten any time): it is found and its
-	 * handle copied under the same lock as forget frees nodes. */
+	/* The parent is pinned by node, which the caller's request holds;
+	 * what is needed is copied under the lock a lookup re-parents under. */
+	Where w = {0};
 	g_mutex_lock(&fs->lock);
-	uint64_t real = node->parent_ino;
-	const Node *parent = real ? g_hash_table_lookup(fs->nodes, &real) : NULL;
-	g_autofree E4Handle *h = parent ? handle_copy(parent) : NULL;
+	const Node *parent = node->parent;
+	if (parent)
+		where_of(fs, parent, &w);
 	if (name)
-		*name = h ? g_strdup(node->name) : NULL;
+		*name = parent ? g_strdup(node->name) : NULL;
 	g_mutex_unlock(&fs->lock);
-	return h ? e4_handle_open(fs->root_fd, h, O_RDONLY | O_DIRECTORY) : -ENOENT;
+	int fd = parent ? where_open(fs, &w, O_PATH | O_DIRECTORY) : -ENOENT;
+	where_clear(&w);
+	return fd;
 }
 
 int e4fs_node_stat(E4Fs *fs, const Node *node, struct stat *st)
@@ -102,9 +202,8 @@ void e4fs_node_ref_attr(E4Fs *fs, Node *node)
 	g_mutex_unlock(&fs->lock);
 }
 
-static void free_node(gpointer p)
+static void free_node(Node *node)
 {
-	Node *node = p;
 	g_free(node->name);
 	g_free(node->handle);
 	g_free(node);
@@ -117,10 +216,7 @@ void e4fs_node_forget(E4Fs *fs, fuse_ino_t ino, uint64_t nlookup)
 		return;
 	g_mutex_lock(&fs->lock);
 	node->nlookup = node->nlookup > nlookup ? node->nlookup - nlookup : 0;
-	if (node->nlookup == 0 && node != fs->root) {
-		g_hash_table_remove(fs->nodes, &node->real_ino);
-		free_node(node);
-	}
+	release_node(fs, node);
 	g_mutex_unlock(&fs->lock);
 }
 
@@ -132,6 +228,7 @@ void e4fs_nodes_free(E4Fs *fs)
 	while (g_hash_table_iter_next(&it, NULL, &value))
 		free_node(value);
 	g_hash_table_destroy(fs->nodes);
+	g_mutex_clear(&fs->lock);
 }
 
 bool e4fs_caller_may(const Caller *c, const struct stat *st, int mask)
@@ -166,7 +263,7 @@ static bool dir_inside(E4Fs *fs, int dirfd)
 			break;
 		}
 		last = st.st_ino;
-		int up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = up;
 	}
@@ -180,7 +277,7 @@ bool e4fs_node_inside(E4Fs *fs, Node *node)
 	if (node == fs->root)
 		return true;
 	if (node->is_dir) {
-		int fd = e4fs_node_open(fs, node, O_RDONLY | O_DIRECTORY);
+		int fd = e4fs_node_open(fs, node, O_PATH | O_DIRECTORY);
 		bool inside = fd >= 0 && dir_inside(fs, fd);
 		if (fd >= 0)
 			close(fd);

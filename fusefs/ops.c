@@ -135,7 +135,7 @@ static int child_entry(E4Fs *fs, int dirfd, Node *parent, const char *name,
 	int fd = open_child_at(fs, dirfd, parent, real, &st);
 	if (fd < 0)
 		return fd;
-	Node *node = e4fs_node_ref(fs, fd, &st, parent->real_ino, real);
+	Node *node = e4fs_node_ref(fs, fd, &st, parent, real);
 	int err = errno;
 	close(fd);
 	if (!node)

@@ -6,13 +6,28 @@
 #   setup_image SIZE_MIB [mkfs options...]
 #                                temp dir $T, ext4 image $IMG on loop device
 #                                $LOOP, mounted on $SRC; cleaned up at exit
+#   mount_e4infofs_as UID SOURCE DIR [args...]
+#                                mount_e4infofs with the daemon run as
+#                                UID:UID without supplementary groups
+#                                (setpriv); makes DIR UID's and /dev/fuse
+#                                usable by UID (see allow_user_fuse)
+#   allow_user_fuse              /dev/fuse 0666 until exit, as desktops
+#                                have it (libfuse opens it before it falls
+#                                back to fusermount3)
+#   as_uid UID CMD...            CMD as UID:UID, no supplementary groups
 #   start_e4infofs [args...]     e4infofs $SRC $T/mnt -f [args] in the
 #                                background; sets MNT and DAEMON_PID
 #   mount_e4infofs SOURCE DIR [args...]
 #                                the same for any source and mount point;
 #                                sets LAST_PID (call it in the main shell,
 #                                not in $(...), so the exit status of the
-#                                daemon can be collected)
+#                                daemon can be collected). The daemon runs
+#                                as "${E4INFOFS_WRAP[@]}" "$E4INFOFS" ...:
+#                                a test sets the array for one call (e.g.
+#                                E4INFOFS_WRAP=(setpriv --reuid 65534 ...
+#                                --) to run the daemon as another user),
+#                                empty by default; the wrapper must exec
+#                                the daemon (same pid)
 #   stop_e4infofs [DIR]          unmount (default $MNT), wait for the daemon,
 #                                fail if it did not exit cleanly
 #   on_cleanup WORDS...          eval "WORDS..." at exit (in reverse order),
@@ -55,6 +70,7 @@ _DAEMON_PIDS=()    # daemons started by mount_e4infofs
 _DAEMON_LOGS=()    # their logs
 _EXTRA_LOOPS=()    # loop devices attached by attach_loop
 _CLEANED=0
+E4INFOFS_WRAP=()   # command words put before "$E4INFOFS" by mount_e4infofs
 
 log() { echo "[$TEST_NAME] $*" >&2; }
 
@@ -293,7 +309,7 @@ mount_e4infofs() {
 	mkdir -p "$dir"
 	logf=$T/daemon.log
 	[ ${#_DAEMON_LOGS[@]} -gt 0 ] && logf=$T/daemon.${#_DAEMON_LOGS[@]}.log
-	"$E4INFOFS" "$source" "$dir" -f "$@" >"$logf" 2>&1 &
+	"${E4INFOFS_WRAP[@]}" "$E4INFOFS" "$source" "$dir" -f "$@" >"$logf" 2>&1 &
 	LAST_PID=$!
 	_DAEMON_PIDS+=("$LAST_PID")
 	_DAEMON_LOGS+=("$logf")
@@ -309,6 +325,31 @@ mount_e4infofs() {
 		sleep 0.1
 	done
 	fail "e4infofs $source $dir -f $* did not mount within 10 s"
+}
+
+as_uid() {
+	local uid=$1
+	shift
+	setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
+}
+
+allow_user_fuse() {
+	local mode
+	mode=$(stat -c %a /dev/fuse)
+	[ "$mode" = 666 ] && return 0
+	chmod 666 /dev/fuse
+	on_cleanup "chmod $mode /dev/fuse"
+}
+
+mount_e4infofs_as() {
+	local uid=$1 dir=$3
+	shift
+	allow_user_fuse
+	mkdir -p "$dir"
+	chown "$uid:$uid" "$dir"
+	E4INFOFS_WRAP=(setpriv --reuid="$uid" --regid="$uid" --clear-groups --)
+	mount_e4infofs "$@"
+	E4INFOFS_WRAP=()
 }
 
 start_e4infofs() {

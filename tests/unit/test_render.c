@@ -520,6 +520,16 @@ START_TEST(flag_names_truncated)
 }
 END_TEST
 
+START_TEST(render_freespace_unavailable)
+{
+	g_autofree char *t = e4_render_freespace_unavailable(EPERM, 4096, 1234);
+	ck_assert_str_eq(t, "available: no\nreason: the kernel refused FS_IOC_GETFSMAP to this daemon "
+			    "(EPERM): run it as root for the free-space map\nblock_size: 4096\n"
+			    "total_free_blocks: 1234\n");
+	ck_assert_ptr_null(strstr(t, "not permitted"));
+}
+END_TEST
+
 static Suite *render_suite(void)
 {
 	Suite *s = suite_create("render");
@@ -536,6 +546,7 @@ static Suite *render_suite(void)
 	tcase_add_test(tc, render_dir_extents);
 	tcase_add_test(tc, flag_names);
 	tcase_add_test(tc, flag_names_truncated);
+	tcase_add_test(tc, render_freespace_unavailable);
 	suite_add_tcase(s, tc);
 	return s;
 }
