@@ -25,10 +25,12 @@ typedef struct {
 	double skip_run_kib;
 	unsigned worst_first;
 	unsigned watch;
+	unsigned idle_io;
+	E4JobLimits job_defaults;
 	int allow_other;
 } Options;
 
-enum { KEY_ALLOW_OTHER };
+enum { KEY_ALLOW_OTHER, KEY_JOB_LIMIT };
 
 #define OPT(t, p) { t, offsetof(Options, p), 0 }
 static const struct fuse_opt option_spec[] = {
@@ -39,6 +41,11 @@ static const struct fuse_opt option_spec[] = {
 	OPT("skip_run_kib=%lf", skip_run_kib),
 	OPT("worst_first=%u", worst_first),
 	OPT("watch=%u", watch),
+	OPT("defrag_idle_io=%u", idle_io),
+	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=: as in a trigger. */
+	FUSE_OPT_KEY("defrag_seconds=", KEY_JOB_LIMIT),
+	FUSE_OPT_KEY("defrag_mibps=", KEY_JOB_LIMIT),
+	FUSE_OPT_KEY("defrag_min_runs=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	/* fstab options that mean nothing to a FUSE mount (mount.fuse3 may pass them). */
 	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
@@ -52,6 +59,19 @@ static const struct fuse_opt option_spec[] = {
 	FUSE_OPT_END
 };
 
+/* "defrag_KEY=VALUE" into o->job_defaults, parsed as a trigger's KEY=VALUE. */
+static int job_limit_option(Options *o, const char *arg)
+{
+	const char *key = arg + strlen("defrag_"), *eq = strchr(key, '=');
+	char why[96];
+	if (e4_job_limit_set(&o->job_defaults, key, (size_t)(eq - key), eq + 1, strlen(eq + 1), why,
+			     sizeof(why)) < 0) {
+		fprintf(stderr, "e4infofs: -o %s: %s\n", arg, why);
+		return -1;
+	}
+	return 0;
+}
+
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	(void)outargs;
@@ -60,6 +80,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		o->allow_other = 1;
 		return 1;
 	}
+	if (key == KEY_JOB_LIMIT)
+		return job_limit_option(o, arg);
 	if (key == FUSE_OPT_KEY_NONOPT && !o->source) {
 		o->source = strdup(arg);
 		return 0;
@@ -85,7 +107,11 @@ static void usage(const char *prog)
 	       "    -o defrag_threads=N    files one defrag job moves at once (default 4)\n"
 	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
 	       "    -o worst_first=0|1     defragment the most fragmented files first (default 0: directory by directory)\n"
-	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n\n",
+	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n"
+	       "    -o defrag_seconds=S    a job stops after S seconds (default: none; trigger key seconds=)\n"
+	       "    -o defrag_mibps=N      a job moves at most N MiB/s (default: no cap; trigger key mibps=)\n"
+	       "    -o defrag_min_runs=N   leave files with fewer than N runs alone (default: off; trigger key min_runs=)\n"
+	       "    -o defrag_idle_io=0|1  jobs do their I/O in the idle class (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
@@ -291,7 +317,8 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 {
 	E4Fs fs = { .timeout = opts->timeout, .report_top = opts->report_top,
 		    .defrag_threads = opts->defrag_threads ? opts->defrag_threads : 1,
-		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1 };
+		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first,
+		    .job_defaults = opts->job_defaults, .idle_io = opts->idle_io, .root_fd = -1 };
 	int err = e4_fsinfo_resolve(opts->source, &fs.info);
 	if (err < 0) {
 		fprintf(stderr, "e4infofs: %s: %s\n", opts->source, source_error(-err));
@@ -333,7 +360,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
-			 .worst_first = 0, .watch = 1 };
+			 .worst_first = 0, .watch = 1, .idle_io = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||
