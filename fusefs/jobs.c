@@ -268,6 +268,17 @@ static int enter_idle_io(Job *job)
 	return prev;
 }
 
+/* The chunk of a job capped at mibps: 0.1 s of moving, from 256 KiB to
+ * the usual 4 MiB. Bytes are counted when a chunk is granted and seen
+ * moved when it ends: the smaller the chunk, the closer any window of
+ * the moved bytes keeps to the cap (the bucket saves nothing, burst 0:
+ * a window of T s holds at most mibps * T + one chunk per thread). */
+static uint64_t throttled_chunk(double mibps)
+{
+	double bytes = mibps * 1048576.0 / 10;
+	return (uint64_t)CLAMP(bytes, 262144.0, (double)E4_DEFRAG_CHUNK_DEFAULT);
+}
+
 /* Runs a registered job under limits; returns the writer's errno. */
 static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid_t uid)
 {
@@ -277,10 +288,13 @@ static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid
 	gint64 start = g_get_monotonic_time();
 	if (limits.seconds > 0)
 		job->deadline = start + (gint64)(limits.seconds * 1e6);
-	g_autoptr(E4Throttle) throttle = limits.mibps > 0 ? e4_throttle_new(limits.mibps * 1048576.0,
-									    E4_DEFRAG_CHUNK_DEFAULT, NULL) : NULL;
 	E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib, .min_runs = limits.min_runs,
-			      .throttle = throttle, .cancelled = job_cancelled, .user = job };
+			      .cancelled = job_cancelled, .user = job };
+	g_autoptr(E4Throttle) throttle = NULL;
+	if (limits.mibps > 0) {
+		opts.chunk_bytes = throttled_chunk(limits.mibps);
+		opts.throttle = throttle = e4_throttle_new(limits.mibps * 1048576.0, 0, NULL);
+	}
 	int prio = enter_idle_io(job);
 	int rc = 0;
 	if (job->node->is_dir)
