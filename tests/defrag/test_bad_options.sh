@@ -15,9 +15,7 @@ HW=(python3 "$(dirname "$0")/../hardening/hw.py")
 mkdir -p "$SRC/d"
 "$MKFRAG" frag "$SRC/d" few 3 1024 16     # 64 runs each
 "$MKFRAG" frag "$SRC/d" many 3 4096 16    # 256 runs each
-sync
-runs_list "$SRC" >"$T/runs.before"
-"${FSNAP[@]}" snap "$SRC" >"$T/snap.before"
+snap_before
 
 # ---- bad mount options: the daemon refuses to start ------------------------------
 for opt in defrag_seconds=0 defrag_seconds=-1 defrag_mibps=inf defrag_mibps=abc \
@@ -80,7 +78,5 @@ join "$T/runs.before" "$T/runs.after" | awk '
 	$1 ~ /many/ && $3 >= $2 { print "not moved " $0; bad = 1 }
 	END { exit bad }' || fail "min_runs=100 did not pick the files with 100 runs or more"
 stop_e4infofs
-drop_caches
-"${FSNAP[@]}" snap "$SRC" >"$T/snap.after"
-cmp -s "$T/snap.before" "$T/snap.after" || fail "content, timestamps or holes changed"
+check_snap "the jobs"
 log "ok"

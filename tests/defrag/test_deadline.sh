@@ -15,8 +15,7 @@ setup_image 1024
 
 mkdir -p "$SRC/big"
 "$MKFRAG" frag "$SRC/big" b 6 65536 16      # 6 x 64 MiB, 4096 runs each
-sync
-"${FSNAP[@]}" snap "$SRC" >"$T/snap.before"
+snap_before
 runs_before=$(sum_runs "$SRC")
 mount_copy_b "$T/b"
 
@@ -56,9 +55,7 @@ moved=$(dkey "$MNT/defrag" bytes_moved)
 [ "$left" -gt 0 ] || fail "bytes_left 0 after a stop"
 [ "$moved" -gt 0 ] || fail "nothing moved in 2 s"
 grep -q "defrag of inode [0-9]*: stopped" "$T"/daemon*.log || fail "no 'stopped' line in the daemon log"
-drop_caches
-"${FSNAP[@]}" snap "$SRC" >"$T/snap.mid"
-cmp -s "$T/snap.before" "$T/snap.mid" || fail "the stopped job changed content, timestamps or holes"
+check_snap "the stopped job"
 runs_mid=$(sum_runs "$SRC")
 [ "$runs_mid" -lt "$runs_before" ] || fail "the stopped job left $runs_mid runs of $runs_before: what it moved did not stay moved"
 
@@ -76,7 +73,5 @@ log "per file (stopped+finished vs uninterrupted): $(join "$T/runs.after" "$T/ru
 slack=${RUNS_SLACK:-12}
 [ "$runs_after" -le $((runs_ref + slack)) ] ||
 	fail "stopped + finished: $runs_after runs, uninterrupted: $runs_ref (allowed +$slack)"
-drop_caches
-"${FSNAP[@]}" snap "$SRC" >"$T/snap.after"
-cmp -s "$T/snap.before" "$T/snap.after" || fail "the jobs changed content, timestamps or holes"
+check_snap "the jobs"
 log "ok"

@@ -16,8 +16,7 @@ setup_image 1024
 
 mkdir -p "$SRC/t"
 "$MKFRAG" frag "$SRC/t" f 5 61440 16      # 5 x 60 MiB, 3840 runs each
-sync
-"${FSNAP[@]}" snap "$SRC" >"$T/snap.before"
+snap_before
 runs_before=$(sum_runs "$SRC")
 start_e4infofs -o defrag_threads=4
 drop_caches
@@ -88,7 +87,5 @@ stop_e4infofs
 runs_after=$(sum_runs "$SRC")
 log "runs $runs_before -> $runs_after"
 [ "$runs_after" -lt $((runs_before / 100)) ] || fail "the throttled job left $runs_after runs of $runs_before"
-drop_caches
-"${FSNAP[@]}" snap "$SRC" >"$T/snap.after"
-cmp -s "$T/snap.before" "$T/snap.after" || fail "the throttled job changed content, timestamps or holes"
+check_snap "the throttled job"
 log "ok"

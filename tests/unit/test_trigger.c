@@ -73,32 +73,30 @@ END_TEST
 
 START_TEST(trigger_options)
 {
-	E4TriggerCmd c = parse_cmd("1 seconds=600 mibps=50\n");
-	ck_assert_int_eq(c.word, E4_TRIGGER_START);
-	ck_assert_double_eq(c.limits.seconds, 600);
-	ck_assert_double_eq(c.limits.mibps, 50);
-	ck_assert_uint_eq(c.limits.min_runs, 0);
-	c = parse_cmd("pack seconds=30");
-	ck_assert_int_eq(c.word, E4_TRIGGER_PACK);
-	ck_assert_double_eq(c.limits.seconds, 30);
-	ck_assert_double_eq(c.limits.mibps, 0);
-	c = parse_cmd("start min_runs=8 seconds=0.5 mibps=.25");
-	ck_assert_int_eq(c.word, E4_TRIGGER_START);
-	ck_assert_uint_eq(c.limits.min_runs, 8);
-	ck_assert_double_eq(c.limits.seconds, 0.5);
-	ck_assert_double_eq(c.limits.mibps, 0.25);
-	/* Several blanks between options; leading zeros; a trailing dot. */
-	c = parse_cmd("1   mibps=007 seconds=2.");
-	ck_assert_int_eq(c.word, E4_TRIGGER_START);
-	ck_assert_double_eq(c.limits.mibps, 7);
-	ck_assert_double_eq(c.limits.seconds, 2);
-	c = parse_cmd("1 min_runs=4294967295 seconds=1000000000");
-	ck_assert_int_eq(c.word, E4_TRIGGER_START);
-	ck_assert_uint_eq(c.limits.min_runs, 4294967295u);
-	ck_assert_double_eq(c.limits.seconds, 1e9);
-	/* No options: every limit unset. */
-	c = parse_cmd("1");
-	ck_assert(c.limits.seconds == 0 && c.limits.mibps == 0 && c.limits.min_runs == 0);
+	static const struct {
+		const char *line;
+		E4Trigger word;
+		double seconds, mibps;
+		uint32_t min_runs;
+	} good[] = {
+		{ "1 seconds=600 mibps=50\n", E4_TRIGGER_START, 600, 50, 0 },
+		{ "pack seconds=30", E4_TRIGGER_PACK, 30, 0, 0 },
+		{ "start min_runs=8 seconds=0.5 mibps=.25", E4_TRIGGER_START, 0.5, 0.25, 8 },
+		/* Several blanks between options; leading zeros; a trailing dot. */
+		{ "1   mibps=007 seconds=2.", E4_TRIGGER_START, 2, 7, 0 },
+		{ "1 min_runs=4294967295 seconds=1000000000", E4_TRIGGER_START, 1e9, 0, 4294967295u },
+		{ "pack min_runs=1", E4_TRIGGER_PACK, 0, 0, 1 },
+		/* No options: every limit unset. */
+		{ "1", E4_TRIGGER_START, 0, 0, 0 },
+		{ "cancel\n", E4_TRIGGER_CANCEL, 0, 0, 0 },
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		E4TriggerCmd c = parse_cmd(good[i].line);
+		ck_assert_msg(c.word == good[i].word, "'%s': word %d (%s)", good[i].line, c.word, c.why);
+		ck_assert_double_eq(c.limits.seconds, good[i].seconds);
+		ck_assert_double_eq(c.limits.mibps, good[i].mibps);
+		ck_assert_uint_eq(c.limits.min_runs, good[i].min_runs);
+	}
 }
 END_TEST
 
