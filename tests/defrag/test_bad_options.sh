@@ -3,8 +3,9 @@
 # (O_TRUNC) and one write(2), with a log line saying what was wrong, and
 # nothing moves (filefrag's runs and the content unchanged). A daemon
 # given a bad -o defrag_seconds/defrag_mibps/defrag_min_runs does not
-# start. Then the good forms run: min_runs (files with fewer runs left
-# alone) and a mount default overridden by the trigger.
+# start. A throttled job waiting for its turn stops within 1 s of a
+# cancel or SIGINT. Then the good forms run: min_runs (files with fewer
+# runs left alone) and a mount default overridden by the trigger.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
@@ -60,6 +61,40 @@ log "${#bad[@]} malformed lines refused twice each; log: $(grep -m3 'refused: ' 
 check_eq "$(dkey "$D" state)" idle "state after the refused writes"
 runs_list "$SRC" >"$T/runs.mid"
 cmp -s "$T/runs.before" "$T/runs.mid" || fail "runs changed after refused writes: $(diff "$T/runs.before" "$T/runs.mid" | head -5)"
+
+# ---- a throttled job waiting for its turn stops within 1 s ---------------------
+# At 0.1 MiB/s the first 256 KiB chunk waits 2.5 s: a cancel (and Ctrl-C)
+# must not wait for it.
+stop_ms() { # PID: milliseconds until PID ends, at most 3000
+	local t0 i
+	t0=$(now_s)
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$1" 2>/dev/null || break
+		sleep 0.01
+	done
+	elapsed_ms "$t0"
+}
+( echo "1 mibps=0.1 min_runs=1" >"$D" ) 2>"$T/slow.err" &
+job=$!
+wait_state "$D" running 10
+sleep 0.5
+echo cancel 1<>"$D"
+ms=$(stop_ms "$job")
+wait "$job" && fail "the cancelled throttled job's writer succeeded"
+grep -q "Operation canceled" "$T/slow.err" || fail "cancelled throttled job: $(cat "$T/slow.err")"
+[ "$ms" -le 1000 ] || fail "a throttled job stopped $ms ms after its cancel"
+log "throttled job waiting for its turn: cancelled in $ms ms"
+env --default-signal=INT bash -c 'echo "1 mibps=0.1 min_runs=1" >"$1"' _ "$D" 2>/dev/null </dev/null &
+job=$!
+wait_state "$D" running 10
+sleep 0.5
+kill -INT "$job"
+ms=$(stop_ms "$job")
+wait "$job" && fail "the interrupted throttled job's writer succeeded"
+[ "$ms" -le 1000 ] || fail "a throttled job stopped $ms ms after SIGINT"
+log "throttled job waiting for its turn: SIGINT in $ms ms"
+runs_list "$SRC" >"$T/runs.mid"
+cmp -s "$T/runs.before" "$T/runs.mid" || fail "the stopped throttled jobs moved something before their turn"
 
 # ---- good forms -----------------------------------------------------------------
 # The mount's min_runs (100000) leaves everything alone...

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A job with a deadline: "1 seconds=2" on a tree that needs well over 2 s
-# (6 x 64 MiB of 4096 runs each, caches dropped) returns 0 (a deadline is
+# (6 x 64 MiB of 4096 runs each on a 2 GiB image, caches dropped) returns 0 (a deadline is
 # no error) within 2 s plus one chunk's time at the rate an uninterrupted
 # job measured on a copy of the image (plus 0.5 s of slack: the workers'
 # join, the reply, the shell), shows "state: stopped" with what is left,
@@ -11,7 +11,7 @@ set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
 require_root
-setup_image 1024
+setup_image 2048
 
 mkdir -p "$SRC/big"
 "$MKFRAG" frag "$SRC/big" b 6 65536 16      # 6 x 64 MiB, 4096 runs each
@@ -68,9 +68,12 @@ runs_after=$(sum_runs "$SRC")
 log "runs: $runs_before, after the stop $runs_mid, after the second job $runs_after, uninterrupted $runs_ref"
 log "per file (stopped+finished vs uninterrupted): $(join "$T/runs.after" "$T/runs.ref" | awk '{ printf "%s %s/%s, ", $1, $2, $3 }')"
 # Variance: the allocator places donors in the free space the first job
-# left; measured over runs of this test, the finished layout's total was
-# within RUNS_SLACK runs of the uninterrupted one's.
-slack=${RUNS_SLACK:-12}
+# left, and the second job gives each partly moved file a whole new donor.
+# On a 1 GiB image that space was tight: 11 and 146 runs against 6 (b5
+# got a donor of 139 pieces). On this 2 GiB image, 3 runs of the test
+# ended at 6 runs, the uninterrupted layout exactly; the slack allows one
+# more run per file.
+slack=${RUNS_SLACK:-6}
 [ "$runs_after" -le $((runs_ref + slack)) ] ||
 	fail "stopped + finished: $runs_after runs, uninterrupted: $runs_ref (allowed +$slack)"
 check_snap "the jobs"
