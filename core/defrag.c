@@ -20,7 +20,6 @@
 #include "room.h"
 
 /* Small enough that a cancel or Ctrl-C is seen within ~50 ms at disk speed. */
-#define DEFAULT_CHUNK (4u << 20)
 
 struct E4Defrag {
 	E4Geometry geom;
@@ -323,7 +322,7 @@ static int move_chunk(Move *m, uint64_t start, uint64_t donor_start, uint64_t bl
 static void move_all(Move *m)
 {
 	uint32_t bs = m->d->geom.block_size;
-	uint64_t chunk = (m->opts->chunk_bytes ? m->opts->chunk_bytes : DEFAULT_CHUNK) / bs;
+	uint64_t chunk = (m->opts->chunk_bytes ? m->opts->chunk_bytes : E4_DEFRAG_CHUNK_DEFAULT) / bs;
 	if (chunk == 0)
 		chunk = 1;
 	uint64_t prev_start = 0, prev_len = 0; /* the chunk whose pages are not restored yet */
@@ -337,6 +336,11 @@ static void move_all(Move *m)
 				break;
 			}
 			uint64_t len = r->len - off < chunk ? r->len - off : chunk;
+			if (m->opts->throttle &&
+			    !e4_throttle_take(m->opts->throttle, len * bs, m->opts->cancelled, m->opts->user)) {
+				m->out->outcome = E4_OUTCOME_CANCELLED;
+				break;
+			}
 			rc = move_chunk(m, r->start + off, donor_start + off, len);
 			e4_cache_restore(m->rw, &m->prev_cache, prev_start * bs, prev_len * bs);
 			E4CacheSnapshot done = m->prev_cache;
@@ -562,7 +566,7 @@ void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *op
 
 bool e4_defrag_needed(const E4FileFigures *fig, const E4DefragOpts *opts, uint32_t block_size)
 {
-	if (fig->runs <= fig->ideal)
+	if (fig->runs <= fig->ideal || (opts->min_runs && fig->runs < opts->min_runs))
 		return false;
 	double mean_kib = (double)fig->blocks * block_size / 1024.0 / fig->runs;
 	return !(opts->good_kib > 0 && mean_kib >= opts->good_kib);

@@ -9,6 +9,7 @@
 
 #include "figures.h"
 #include "fsinfo.h"
+#include "throttle.h"
 
 typedef enum {
 	E4_OUTCOME_IMPROVED,   /* blocks moved, fewer runs */
@@ -63,12 +64,20 @@ typedef struct {
 	uint64_t bytes_moved;
 } E4FileDefrag;
 
+#define E4_DEFRAG_CHUNK_DEFAULT (4u << 20) /* bytes */
+
 typedef struct {
 	uid_t uid;              /* the caller: root (0) or the file's owner may defragment */
-	uint64_t chunk_bytes;   /* moved per call, between cancellation checks (0: 4 MiB) */
+	uint64_t chunk_bytes;   /* moved per call, between cancellation checks
+	                         * (0: E4_DEFRAG_CHUNK_DEFAULT) */
 	double good_kib;        /* mean run length (KiB) from which a file is good
 	                         * enough and left alone; 0: only files with no more
 	                         * runs than their ideal are left alone */
+	uint32_t min_runs;      /* files with fewer physical runs are left alone
+	                         * (good enough, like good_kib); 0: off */
+	/* Taken from before each chunk (its bytes), shared by the threads of
+	 * a job; the wait polls cancelled. NULL: no cap. */
+	E4Throttle *throttle;
 	/* Polled between chunks; true stops the file (E4_OUTCOME_CANCELLED). */
 	bool (*cancelled)(void *user);
 	/* Called after each chunk with the bytes of this file moved so far. */
@@ -105,7 +114,8 @@ void e4_defrag_file(E4Defrag *d, int fd, int donor_dirfd, const E4DefragOpts *op
 		    E4FileDefrag *out);
 
 /* True when a file of these figures is worth moving under opts: more runs
- * than its ideal, and a mean run shorter than opts->good_kib (when set). */
+ * than its ideal, a mean run shorter than opts->good_kib and at least
+ * opts->min_runs runs (each when set). */
 bool e4_defrag_needed(const E4FileFigures *fig, const E4DefragOpts *opts, uint32_t block_size);
 
 /* The engine's filesystem, for walkers. */

@@ -330,9 +330,11 @@ static void move_candidate(Worker *w, Candidate *c)
 		close(fd);
 	if (dirfd >= 0)
 		close(dirfd);
-	/* What was planned but not moved still counts as done for progress. */
+	/* What was planned but not moved still counts as done for progress,
+	 * unless the job stopped in the file: its rest is what is left. */
 	g_mutex_lock(&p->lock);
-	p->sum->bytes_done += res.size > w->reported ? res.size - w->reported : 0;
+	if (res.outcome != E4_OUTCOME_CANCELLED)
+		p->sum->bytes_done += res.size > w->reported ? res.size - w->reported : 0;
 	g_mutex_unlock(&p->lock);
 	if (p->retrying) {
 		finish_retry(p, c, &res);

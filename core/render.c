@@ -1,6 +1,8 @@
 #include <errno.h>
 #include "render.h"
 
+#include <string.h>
+
 #include <glib.h>
 
 #include "escape.h"
@@ -222,6 +224,14 @@ static void render_defrag_result(GString *out, const E4DefragSummary *s)
 		g_string_append_printf(out, "error: %s\n", g_strerror(s->first_error));
 }
 
+/* What a job stopped by its deadline left for the next one. */
+static void render_defrag_left(GString *out, const E4DefragSummary *s)
+{
+	g_string_append_printf(out, "files_done: %" G_GUINT64_FORMAT "\nfiles_total: %" G_GUINT64_FORMAT
+			       "\nbytes_left: %" G_GUINT64_FORMAT "\n", s->files_done, s->files_total,
+			       s->bytes_total > s->bytes_done ? s->bytes_total - s->bytes_done : 0);
+}
+
 char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, const char *current,
 			      bool running)
 {
@@ -231,6 +241,8 @@ char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, con
 		render_defrag_progress(out, sum, current);
 	else if (sum)
 		render_defrag_result(out, sum);
+	if (sum && !running && strcmp(state, "stopped") == 0)
+		render_defrag_left(out, sum);
 	return g_string_free(out, FALSE);
 }
 

@@ -40,7 +40,8 @@ void e4_render_dir_extents_add(GString *out, const E4TreeFile *file);
 /* The `defrag` file: "state: STATE" then, when running, progress
  * (files and bytes done/total, percent, current file), else the result
  * (counts per outcome and skip reason, runs before/after, bytes moved,
- * seconds, first error). */
+ * seconds, first error); a job "stopped" by its deadline adds what it
+ * left (files_done, files_total, bytes_left). */
 char *e4_render_defrag_status(const char *state, const E4DefragSummary *sum, const char *current,
 			      bool running);
 

@@ -14,6 +14,7 @@
 #include "handle.h"
 #include "handles.h"
 #include "tree.h"
+#include "trigger.h"
 
 /* A mirrored real object (directory or regular file). Attribute files
  * are not nodes: their inode numbers derive from their node's (see ino.h). */
@@ -48,6 +49,8 @@ typedef struct {
 	unsigned defrag_threads; /* files moved at once by one job */
 	double good_kib;     /* a file's mean run (KiB) from which it is left alone; 0 off */
 	bool worst_first;
+	E4JobLimits job_defaults; /* -o defrag_seconds, defrag_mibps, defrag_min_runs */
+	bool idle_io;        /* jobs move in the idle I/O class (-o defrag_idle_io) */
 	GMutex jobs_lock;    /* guards jobs and results */
 	guint max_jobs;      /* jobs at once: each holds a FUSE thread while it runs */
 	GPtrArray *jobs;     /* running Job */

@@ -11,6 +11,7 @@
 #include "defragtree.h"
 #include "escape.h"
 #include "makeroom.h"
+#include "ioprio.h"
 #include "pack.h"
 #include "render.h"
 
@@ -23,6 +24,8 @@ typedef struct {
 	uint64_t root_ino;
 	GArray *chain;          /* inos from the job's node up to SOURCE */
 	gint cancel;            /* atomic: set by a "cancel" write */
+	gint64 deadline;        /* monotonic µs from which it stops; 0: none */
+	gint stopped;           /* atomic: the deadline stopped it */
 	GMutex lock;            /* guards sum and current */
 	E4DefragSummary sum;
 	char *current;
@@ -112,8 +115,18 @@ static int job_register(E4Fs *fs, Job *job)
 static bool job_cancelled(void *user)
 {
 	Job *job = user;
-	return g_atomic_int_get(&job->cancel) || fuse_req_interrupted(job->req) ||
-	       fuse_session_exited(job->fs->se);
+	if (g_atomic_int_get(&job->cancel) || fuse_req_interrupted(job->req) || fuse_session_exited(job->fs->se))
+		return true;
+	if (job->deadline && g_get_monotonic_time() >= job->deadline)
+		g_atomic_int_set(&job->stopped, 1);
+	return g_atomic_int_get(&job->stopped);
+}
+
+/* Only the deadline stopped it: no cancel, interrupt or unmount. */
+static bool only_stopped(Job *job)
+{
+	return g_atomic_int_get(&job->stopped) && !g_atomic_int_get(&job->cancel) &&
+	       !fuse_req_interrupted(job->req) && !fuse_session_exited(job->fs->se);
 }
 
 static void on_progress(const E4DefragSummary *now, const char *current, void *user)
@@ -207,16 +220,18 @@ static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 	return rc == -ECANCELED ? 0 : rc;
 }
 
-static const char *result_state(int rc)
+static const char *result_state(Job *job, int rc)
 {
 	if (rc == -EINTR || rc == -ECANCELED)
 		return "cancelled";
-	return rc < 0 ? "failed" : "done";
+	if (rc < 0)
+		return "failed";
+	return only_stopped(job) ? "stopped" : "done";
 }
 
 static void store_result(E4Fs *fs, Job *job, int rc)
 {
-	char *text = e4_render_defrag_status(result_state(rc), &job->sum, NULL, false);
+	char *text = e4_render_defrag_status(result_state(job, rc), &job->sum, NULL, false);
 	g_mutex_lock(&fs->jobs_lock);
 	g_ptr_array_remove(fs->jobs, job);
 	g_hash_table_replace(fs->results, g_memdup2(&job->root_ino, sizeof(job->root_ino)), text);
@@ -228,7 +243,7 @@ static void store_result(E4Fs *fs, Job *job, int rc)
 		 "e4infofs: defrag of inode %" G_GUINT64_FORMAT ": %s, %" G_GUINT64_FORMAT " files, "
 		 "%" G_GUINT64_FORMAT " improved, %" G_GUINT64_FORMAT " skipped, %" G_GUINT64_FORMAT
 		 " failed, runs %" G_GUINT64_FORMAT " -> %" G_GUINT64_FORMAT ", %.1f s\n",
-		 job->root_ino, result_state(rc), s->files_done, s->outcomes[E4_OUTCOME_IMPROVED],
+		 job->root_ino, result_state(job, rc), s->files_done, s->outcomes[E4_OUTCOME_IMPROVED],
 		 s->outcomes[E4_OUTCOME_SKIPPED], s->outcomes[E4_OUTCOME_FAILED], s->runs_before,
 		 s->runs_after, s->seconds);
 }
@@ -240,6 +255,10 @@ static int job_errno(Job *job, int rc)
 		return rc;
 	if (fuse_req_interrupted(job->req))
 		return -EINTR;
+	/* A deadline is what the writer asked for: the write succeeds, and
+	 * `state: stopped` tells what is left. */
+	if (only_stopped(job))
+		return job->sum.outcomes[E4_OUTCOME_FAILED] ? -EIO : 0;
 	if (g_atomic_int_get(&job->cancel) || fuse_session_exited(job->fs->se) ||
 	    job->sum.outcomes[E4_OUTCOME_CANCELLED] || job->sum.files_done < job->sum.files_total)
 		return -ECANCELED;
@@ -280,7 +299,63 @@ static int run_compact(Job *job, const E4DefragOpts *opts)
 	return rc == -ECANCELED ? 0 : rc;
 }
 
-int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t uid)
+/* The job's threads (this FUSE thread, and the workers it starts, which
+ * inherit it) do their I/O in the idle class while it runs: returns the
+ * priority to restore, or -1. */
+static int enter_idle_io(Job *job)
+{
+	if (!job->fs->idle_io)
+		return -1;
+	int prev = e4_ioprio_idle();
+	if (prev < 0)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: job on inode %" PRIu64 ": no idle I/O priority (%s)\n",
+			 job->root_ino, g_strerror(-prev));
+	return prev;
+}
+
+/* The chunk of a job capped at mibps: 0.1 s of moving, from 256 KiB to
+ * the usual 4 MiB. Bytes are counted when a chunk is granted and seen
+ * moved when it ends: the smaller the chunk, the closer any window of
+ * the moved bytes keeps to the cap (the bucket saves nothing, burst 0:
+ * a window of T s holds at most mibps * T + one chunk per thread). */
+static uint64_t throttled_chunk(double mibps)
+{
+	double bytes = mibps * 1048576.0 / 10;
+	return (uint64_t)CLAMP(bytes, 262144.0, (double)E4_DEFRAG_CHUNK_DEFAULT);
+}
+
+/* Runs a registered job under limits; returns the writer's errno. */
+static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid_t uid)
+{
+	E4Fs *fs = job->fs;
+	E4JobLimits limits = fs->job_defaults;
+	e4_job_limits_override(&limits, given);
+	gint64 start = g_get_monotonic_time();
+	if (limits.seconds > 0)
+		job->deadline = start + (gint64)(limits.seconds * 1e6);
+	E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib, .min_runs = limits.min_runs,
+			      .cancelled = job_cancelled, .user = job };
+	g_autoptr(E4Throttle) throttle = NULL;
+	if (limits.mibps > 0) {
+		opts.chunk_bytes = throttled_chunk(limits.mibps);
+		opts.throttle = throttle = e4_throttle_new(limits.mibps * 1048576.0, 0, NULL);
+	}
+	int prio = enter_idle_io(job);
+	int rc = 0;
+	if (kind == E4FS_JOB_COMPACT)
+		rc = run_compact(job, &opts);
+	else if (job->node->is_dir)
+		rc = run_tree(job, kind, &opts);
+	else
+		run_file(job, &opts);
+	if (prio >= 0)
+		e4_ioprio_restore(prio);
+	job->sum.seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+	return job_errno(job, rc);
+}
+
+int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, const E4JobLimits *limits, fuse_req_t req,
+		 uid_t uid)
 {
 	struct statvfs sv;
 	int bad = job_misuse(fs, node, kind, uid);
@@ -294,19 +369,7 @@ int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t u
 	job->chain = chain_of(fs, node);
 	int rc = job_register(fs, job);
 	if (rc == 0) {
-		gint64 start = g_get_monotonic_time();
-		E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib,
-				      .cancelled = job_cancelled, .user = job };
-		if (kind == E4FS_JOB_COMPACT) {
-			rc = run_compact(job, &opts);
-		} else if (node->is_dir) {
-			rc = run_tree(job, kind, &opts);
-		} else {
-			run_file(job, &opts);
-			rc = 0;
-		}
-		job->sum.seconds = (double)(g_get_monotonic_time() - start) / 1e6;
-		rc = job_errno(job, rc);
+		rc = job_execute(job, kind, limits, uid);
 		store_result(fs, job, rc);
 	}
 	g_array_free(job->chain, TRUE);

@@ -16,13 +16,18 @@ typedef enum {
 /* Runs a job of this kind on node (a file, or a directory's subtree; a
  * pack only on a directory, a compaction only at the mount root and for
  * root: -EINVAL, -EPERM otherwise) for the caller uid and
- * returns when it ends. req's interruption (Ctrl-C on
+ * returns when it ends, within limits (the trigger's options, each over
+ * the mount's default in fs->job_defaults). req's interruption (Ctrl-C on
  * the writer), a cancel from another writer, or the session's end stop it
- * between chunks. Returns 0 when every file ended improved, optimal,
- * no-gain or skipped; -EIO when a file failed; -EBUSY when a job on an
+ * between chunks; so does the deadline (limits' seconds), which is no
+ * error: the state is "stopped" and what was moved stays moved. With
+ * fs->idle_io the job's threads do their I/O in the idle class. Returns
+ * 0 when every file ended improved, optimal, no-gain or skipped, or the
+ * deadline came first; -EIO when a file failed; -EBUSY when a job on an
  * overlapping node runs or fs->max_jobs jobs run; -EROFS on a read-only
  * filesystem; -EINTR when interrupted, -ECANCELED when cancelled. */
-int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, fuse_req_t req, uid_t uid);
+int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, const E4JobLimits *limits, fuse_req_t req,
+		 uid_t uid);
 
 /* Cancels the job running on node, if any. */
 void e4fs_job_cancel(E4Fs *fs, Node *node);

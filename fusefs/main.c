@@ -27,10 +27,12 @@ typedef struct {
 	unsigned watch;
 	char *donor_dir;
 	unsigned make_room;
+	unsigned idle_io;
+	E4JobLimits job_defaults;
 	int allow_other;
 } Options;
 
-enum { KEY_ALLOW_OTHER };
+enum { KEY_ALLOW_OTHER, KEY_JOB_LIMIT };
 
 #define OPT(t, p) { t, offsetof(Options, p), 0 }
 static const struct fuse_opt option_spec[] = {
@@ -43,6 +45,11 @@ static const struct fuse_opt option_spec[] = {
 	OPT("watch=%u", watch),
 	OPT("donor_dir=%s", donor_dir),
 	OPT("make_room=%u", make_room),
+	OPT("defrag_idle_io=%u", idle_io),
+	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=: as in a trigger. */
+	FUSE_OPT_KEY("defrag_seconds=", KEY_JOB_LIMIT),
+	FUSE_OPT_KEY("defrag_mibps=", KEY_JOB_LIMIT),
+	FUSE_OPT_KEY("defrag_min_runs=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	/* fstab options that mean nothing to a FUSE mount (mount.fuse3 may pass them). */
 	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
@@ -56,6 +63,19 @@ static const struct fuse_opt option_spec[] = {
 	FUSE_OPT_END
 };
 
+/* "defrag_KEY=VALUE" into o->job_defaults, parsed as a trigger's KEY=VALUE. */
+static int job_limit_option(Options *o, const char *arg)
+{
+	const char *key = arg + strlen("defrag_"), *eq = strchr(key, '=');
+	char why[96];
+	if (e4_job_limit_set(&o->job_defaults, key, (size_t)(eq - key), eq + 1, strlen(eq + 1), why,
+			     sizeof(why)) < 0) {
+		fprintf(stderr, "e4infofs: -o %s: %s\n", arg, why);
+		return -1;
+	}
+	return 0;
+}
+
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	(void)outargs;
@@ -64,6 +84,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		o->allow_other = 1;
 		return 1;
 	}
+	if (key == KEY_JOB_LIMIT)
+		return job_limit_option(o, arg);
 	if (key == FUSE_OPT_KEY_NONOPT && !o->source) {
 		o->source = strdup(arg);
 		return 0;
@@ -93,7 +115,11 @@ static void usage(const char *prog)
 	       "    -o donor_dir=PATH      a directory on the same filesystem for donors when the file's\n"
 	       "                           own is not writable (then SOURCE, if writable)\n"
 	       "    -o make_room=0|1       a root job moves other files out of the way when no free\n"
-	       "                           extent can take a file whole (default 1)\n\n",
+	       "                           extent can take a file whole (default 1)\n"
+	       "    -o defrag_seconds=S    a job stops after S seconds (default: none; trigger key seconds=)\n"
+	       "    -o defrag_mibps=N      a job moves at most N MiB/s (default: no cap; trigger key mibps=)\n"
+	       "    -o defrag_min_runs=N   leave files with fewer than N runs alone (default: off; trigger key min_runs=)\n"
+	       "    -o defrag_idle_io=0|1  jobs do their I/O in the idle class (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
@@ -328,7 +354,8 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	E4Fs fs = { .timeout = opts->timeout, .report_top = opts->report_top,
 		    .defrag_threads = opts->defrag_threads ? opts->defrag_threads : 1,
 		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1,
-		    .donor_dir_fd = -1, .fsroot_fd = -1 };
+		    .donor_dir_fd = -1, .fsroot_fd = -1, .job_defaults = opts->job_defaults,
+		    .idle_io = opts->idle_io };
 	int err = e4_fsinfo_resolve(opts->source, &fs.info);
 	if (err < 0) {
 		fprintf(stderr, "e4infofs: %s: %s\n", opts->source, source_error(-err));
@@ -382,7 +409,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
-			 .worst_first = 0, .watch = 1, .make_room = 1 };
+			 .worst_first = 0, .watch = 1, .make_room = 1, .idle_io = 1 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||

@@ -1,6 +1,7 @@
 /* The FUSE low-level handlers: the mirror's namespace and the attribute
  * files' open/read. Every handler answers; none may take the daemon down. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
@@ -452,9 +453,9 @@ static E4fsJobKind job_kind(E4Trigger t)
 }
 
 /* What a write to a trigger does; 0 or -errno. */
-static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, E4Trigger t)
+static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, const E4TriggerCmd *cmd)
 {
-	switch (t) {
+	switch (cmd->word) {
 	case E4_TRIGGER_START:
 	case E4_TRIGGER_PACK:
 	case E4_TRIGGER_COMPACT:
@@ -466,7 +467,7 @@ static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, E4Trigg
 		 * trigger open while the node was moved out of SOURCE. */
 		if (!e4fs_node_inside(fs, node))
 			return -ENOENT;
-		return e4fs_job_run(fs, node, job_kind(t), req, fuse_req_ctx(req)->uid);
+		return e4fs_job_run(fs, node, job_kind(cmd->word), &cmd->limits, req, fuse_req_ctx(req)->uid);
 	case E4_TRIGGER_CANCEL:
 		if (attr == ATTR_DEFRAG)
 			e4fs_job_cancel(fs, node);
@@ -476,6 +477,8 @@ static int trigger_write(fuse_req_t req, E4Fs *fs, Node *node, int attr, E4Trigg
 	case E4_TRIGGER_NOTHING:
 		return 0;
 	default:
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: write to a trigger of inode %" PRIu64 " refused: %s\n",
+			 node->real_ino, cmd->why);
 		return -EINVAL;
 	}
 }
@@ -491,7 +494,9 @@ static void op_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t siz
 		fuse_reply_err(req, node ? EROFS : ESTALE);
 		return;
 	}
-	int rc = trigger_write(req, fs, node, attr, e4_trigger_parse(buf, size, off));
+	E4TriggerCmd cmd;
+	e4_trigger_parse(buf, size, off, &cmd);
+	int rc = trigger_write(req, fs, node, attr, &cmd);
 	if (rc < 0)
 		fuse_reply_err(req, -rc);
 	else

@@ -16,6 +16,10 @@
 #   forget_daemon PID            after a daemon was killed on purpose: reap it
 #                                and drop it from lib.sh's list, so cleanup
 #                                does not report its exit status
+#   snap_before                  sync, then $T/snap.before (fsnap) and
+#                                $T/runs.before (runs_list) of $SRC
+#   check_snap WHAT              drop caches and fail unless $SRC's fsnap
+#                                still equals $T/snap.before
 #   build_mixed_tree DIR         a deterministic fragmented tree of ~280 files
 #                                (4 KiB .. 6 MiB, sparse, prealloc, empty,
 #                                one-block, a hard link pair), ~70 MiB
@@ -113,6 +117,18 @@ forget_daemon() {
 		[ "${_DAEMON_PIDS[$i]}" = "$pid" ] && _DAEMON_PIDS[i]=""
 	done
 	return 0
+}
+
+snap_before() {
+	sync
+	"${FSNAP[@]}" snap "$SRC" >"$T/snap.before"
+	runs_list "$SRC" >"$T/runs.before"
+}
+
+check_snap() {
+	drop_caches
+	"${FSNAP[@]}" snap "$SRC" >"$T/snap.now"
+	cmp -s "$T/snap.before" "$T/snap.now" || fail "$1 changed content, timestamps or holes"
 }
 
 build_mixed_tree() {

@@ -467,6 +467,22 @@ static void check_flags(uint32_t flags, const char *want)
 	ck_assert_str_eq(buf, want);
 }
 
+/* A job stopped by its deadline says what it left; other results do not. */
+START_TEST(render_defrag_stopped)
+{
+	E4DefragSummary s = { .files_total = 6, .files_done = 4, .bytes_total = 400, .bytes_done = 150,
+			      .bytes_moved = 150 };
+	g_autofree char *stopped = e4_render_defrag_status("stopped", &s, NULL, false);
+	ck_assert(g_str_has_prefix(stopped, "state: stopped\n"));
+	ck_assert(g_str_has_suffix(stopped, "files_done: 4\nfiles_total: 6\nbytes_left: 250\n"));
+	g_autofree char *done = e4_render_defrag_status("done", &s, NULL, false);
+	ck_assert_ptr_null(strstr(done, "bytes_left"));
+	s.bytes_done = 500; /* never negative */
+	g_autofree char *over = e4_render_defrag_status("stopped", &s, NULL, false);
+	ck_assert_ptr_nonnull(strstr(over, "bytes_left: 0\n"));
+}
+END_TEST
+
 START_TEST(flag_names)
 {
 	check_flags(0, "-");
@@ -544,6 +560,7 @@ static Suite *render_suite(void)
 	tcase_add_test(tc, render_file_extents);
 	tcase_add_test(tc, render_file_extents_empty);
 	tcase_add_test(tc, render_dir_extents);
+	tcase_add_test(tc, render_defrag_stopped);
 	tcase_add_test(tc, flag_names);
 	tcase_add_test(tc, flag_names_truncated);
 	tcase_add_test(tc, render_freespace_unavailable);
