@@ -20,6 +20,11 @@
 #                                $T/runs.before (runs_list) of $SRC
 #   check_snap WHAT              drop caches and fail unless $SRC's fsnap
 #                                still equals $T/snap.before
+#   check_moved_intact FREE      after a job that moved other files too:
+#                                none has more runs than in
+#                                $T/runs.before, check_snap, free blocks
+#                                ($(stat -f -c %f)) within 16 of FREE,
+#                                e2fsck clean (SRC unmounted meanwhile)
 #   build_mixed_tree DIR         a deterministic fragmented tree of ~280 files
 #                                (4 KiB .. 6 MiB, sparse, prealloc, empty,
 #                                one-block, a hard link pair), ~70 MiB
@@ -129,6 +134,20 @@ check_snap() {
 	drop_caches
 	"${FSNAP[@]}" snap "$SRC" >"$T/snap.now"
 	cmp -s "$T/snap.before" "$T/snap.now" || fail "$1 changed content, timestamps or holes"
+}
+
+check_moved_intact() {
+	local free_before=$1 free_now
+	runs_list "$SRC" >"$T/runs.now"
+	join "$T/runs.before" "$T/runs.now" | awk '$3 > $2 { print; bad = 1 } END { exit bad }' ||
+		fail "files got more runs"
+	check_snap "the job"
+	sync
+	free_now=$(stat -f -c %f "$SRC")
+	within "$free_now" "$free_before" 16 || fail "free blocks $free_before -> $free_now"
+	umount "$SRC"
+	e2fsck -fn "$LOOP" >"$T/fsck.log" 2>&1 || fail "e2fsck: $(tail -5 "$T/fsck.log")"
+	mount "$LOOP" "$SRC"
 }
 
 build_mixed_tree() {
