@@ -1,12 +1,12 @@
 #include "handle.h"
 
+#include "beneath.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
-#include <linux/openat2.h>
 #include <glib.h>
 
 E4Handle *e4_handle_of(int fd)
@@ -48,18 +48,6 @@ int e4_handle_open(int mount_fd, const E4Handle *h, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-/* openat2 beneath dirfd, nothing followed, no mount crossed. -errno. */
-static int open_beneath(int dirfd, const char *path, int flags)
-{
-	struct open_how how = {
-		.flags = (uint64_t)(flags | O_CLOEXEC),
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS |
-			   RESOLVE_NO_XDEV,
-	};
-	long fd = syscall(SYS_openat2, dirfd, *path ? path : ".", &how, sizeof(how));
-	return fd < 0 ? -errno : (int)fd;
-}
-
 /* The length of the longest prefix of path, ending before a '/', that is
  * shorter than PATH_MAX; 0 when none (a component that long cannot exist). */
 static size_t piece_len(const char *path)
@@ -84,7 +72,7 @@ static int open_long(int dirfd, const char *path, int flags)
 			return -ENAMETOOLONG;
 		}
 		g_autofree char *piece = g_strndup(path, len);
-		int next = open_beneath(cur >= 0 ? cur : dirfd, piece, O_PATH | O_DIRECTORY);
+		int next = e4_open_beneath(cur >= 0 ? cur : dirfd, piece, O_PATH | O_DIRECTORY);
 		if (cur >= 0)
 			close(cur);
 		if (next < 0)
@@ -92,7 +80,7 @@ static int open_long(int dirfd, const char *path, int flags)
 		cur = next;
 		path += len + 1;
 	}
-	int fd = open_beneath(cur >= 0 ? cur : dirfd, path, flags);
+	int fd = e4_open_beneath(cur >= 0 ? cur : dirfd, path, flags);
 	if (cur >= 0)
 		close(cur);
 	return fd;

@@ -8,10 +8,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
-#include <linux/openat2.h>
 #include <glib.h>
 
+#include "beneath.h"
 #include "blockmap.h"
 #include "defrag_parts.h"
 #include "fiemap.h"
@@ -118,17 +117,6 @@ static int make_donor(Room *rm, uint64_t need)
 		rm->donor_end += more;
 	}
 	return -ENOSPC;
-}
-
-/* Opens path below root_fd without following anything, as O_PATH. */
-static int open_beneath(int root_fd, const char *path)
-{
-	struct open_how how = {
-		.flags = O_PATH | O_NOFOLLOW | O_CLOEXEC,
-		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS | RESOLVE_NO_XDEV,
-	};
-	long fd = syscall(SYS_openat2, root_fd, path, &how, sizeof(how));
-	return fd < 0 ? -errno : (int)fd;
 }
 
 /* The pieces of file f inside the region, in the map's (physical) order. */
@@ -274,7 +262,7 @@ static uint32_t runs_after(const Room *rm, const E4ExtentMap *map, const E4Range
 static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
 {
 	const E4MapFile *mf = &rm->map.files[f];
-	int fd = open_beneath(rm->root_fd, mf->path);
+	int fd = e4_open_beneath(rm->root_fd, mf->path, O_PATH);
 	if (fd < 0)
 		return -ENOSPC;
 	E4FileDefrag res;
