@@ -75,6 +75,9 @@ typedef struct {
 	                         * runs than their ideal are left alone */
 	uint32_t min_runs;      /* files with fewer physical runs are left alone
 	                         * (good enough, like good_kib); 0: off */
+	uint64_t room_hold_bytes; /* free space making room may hold at once
+	                         * beyond the donor of the file being moved
+	                         * (core/place/makeroom.h); 0: E4_ROOM_HOLD_DEFAULT */
 	/* Taken from before each chunk (its bytes), shared by the threads of
 	 * a job; the wait polls cancelled. NULL: no cap. */
 	E4Throttle *throttle;

@@ -80,6 +80,7 @@ void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
 	dst->bytes_moved += src->bytes_moved;
 	dst->room_bytes_moved += src->room_bytes_moved;
 	dst->room_files_moved += src->room_files_moved;
+	dst->room_gave_way += src->room_gave_way;
 	dst->retried += src->retried;
 	dst->seconds += src->seconds;
 	if (!dst->first_error)
@@ -297,6 +298,9 @@ static void move_file(Plan *p, int fd, int dirfd, const E4DefragOpts *fopts, E4F
 	g_mutex_lock(&p->lock);
 	p->sum->room_bytes_moved += room.bytes_moved;
 	p->sum->room_files_moved += room.files_moved;
+	p->sum->room_gave_way += room.gave_way;
+	if (room.gave_way)
+		p->making_room = false; /* others need the free space: the rest plainly */
 	g_mutex_unlock(&p->lock);
 }
 

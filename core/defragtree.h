@@ -16,6 +16,8 @@ typedef struct {
 	uint64_t bytes_moved;
 	uint64_t room_bytes_moved;          /* other files' bytes moved to make room */
 	uint64_t room_files_moved;          /* and those files (once per region) */
+	uint64_t room_gave_way;             /* making room stopped for others' free
+	                                     * space (then no more is made) */
 	uint64_t retried;                   /* files given a second donor */
 	double seconds;
 	int first_error;                    /* errno of the first failed file */

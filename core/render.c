@@ -215,9 +215,9 @@ static void render_defrag_result(GString *out, const E4DefragSummary *s)
 	g_string_append_printf(out, "retried: %" G_GUINT64_FORMAT "\nruns_before: %" G_GUINT64_FORMAT
 			       "\nruns_after: %" G_GUINT64_FORMAT "\nbytes_moved: %" G_GUINT64_FORMAT
 			       "\nroom_bytes_moved: %" G_GUINT64_FORMAT "\nroom_files_moved: %" G_GUINT64_FORMAT
-			       "\nseconds: ",
+			       "\nroom_gave_way: %" G_GUINT64_FORMAT "\nseconds: ",
 			       s->retried, s->runs_before, s->runs_after, s->bytes_moved, s->room_bytes_moved,
-			       s->room_files_moved);
+			       s->room_files_moved, s->room_gave_way);
 	append_real(out, s->seconds, 3);
 	g_string_append_c(out, '\n');
 	if (s->first_error)

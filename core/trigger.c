@@ -10,9 +10,15 @@
 
 #define MAX_WRITE 64
 
-typedef enum { KEY_SECONDS, KEY_MIBPS, KEY_MIN_RUNS, KEY__COUNT } Key;
+typedef enum { KEY_SECONDS, KEY_MIBPS, KEY_MIN_RUNS, KEY_HOLD_MIB, KEY__COUNT } Key;
 
-static const char *const key_names[KEY__COUNT] = { "seconds", "mibps", "min_runs" };
+static const char *const key_names[KEY__COUNT] = { "seconds", "mibps", "min_runs", "hold_mib" };
+
+/* Integer keys and their largest value (hold_mib: 1 TiB). */
+static double integer_max(int k)
+{
+	return k == KEY_MIN_RUNS ? UINT32_MAX : k == KEY_HOLD_MIB ? 1048576 : 0;
+}
 
 static int key_of(const char *key, size_t klen)
 {
@@ -55,23 +61,27 @@ int e4_job_limit_set(E4JobLimits *limits, const char *key, size_t klen, const ch
 {
 	int k = key_of(key, klen);
 	if (k < 0) {
-		snprintf(why, whylen, "unknown option (keys: seconds, mibps, min_runs)");
+		snprintf(why, whylen, "unknown option (keys: seconds, mibps, min_runs, hold_mib)");
 		return -EINVAL;
 	}
-	double x = k == KEY_MIN_RUNS ? positive(value, vlen, false, UINT32_MAX)
-				     : positive(value, vlen, true, E4_JOB_LIMIT_MAX);
+	double imax = integer_max(k);
+	double x = imax > 0 ? positive(value, vlen, false, imax) : positive(value, vlen, true, E4_JOB_LIMIT_MAX);
+	if (x < 0 && imax > 0) {
+		snprintf(why, whylen, "%s: not an integer from 1 to %.0f", key_names[k], imax);
+		return -EINVAL;
+	}
 	if (x < 0) {
-		snprintf(why, whylen, "%s: %s", key_names[k],
-			 k == KEY_MIN_RUNS ? "not an integer from 1 to 4294967295"
-					   : "not a positive decimal number up to 1000000000");
+		snprintf(why, whylen, "%s: not a positive decimal number up to 1000000000", key_names[k]);
 		return -EINVAL;
 	}
 	if (k == KEY_SECONDS)
 		limits->seconds = x;
 	else if (k == KEY_MIBPS)
 		limits->mibps = x;
-	else
+	else if (k == KEY_MIN_RUNS)
 		limits->min_runs = (uint32_t)x;
+	else
+		limits->hold_mib = (uint32_t)x;
 	return 0;
 }
 
@@ -83,6 +93,8 @@ void e4_job_limits_override(E4JobLimits *dst, const E4JobLimits *over)
 		dst->mibps = over->mibps;
 	if (over->min_runs > 0)
 		dst->min_runs = over->min_runs;
+	if (over->hold_mib > 0)
+		dst->hold_mib = over->hold_mib;
 }
 
 static E4Trigger word_of(const char *w, size_t n)

@@ -20,6 +20,7 @@ typedef struct {
 	double seconds;    /* the job stops at the first chunk after this long (s) */
 	double mibps;      /* MiB (2^20 bytes) moved per second, at most */
 	uint32_t min_runs; /* files with fewer physical runs are left alone */
+	uint32_t hold_mib; /* free space making room may hold at once (MiB) */
 } E4JobLimits;
 
 /* The largest seconds and mibps accepted: 10^9 (31 years; 1 PiB/s), so

@@ -158,6 +158,15 @@ static void on_file_progress(uint64_t bytes_done, void *user)
 	g_mutex_unlock(&job->lock);
 }
 
+/* Making room gave way to others' writes (core/place/makeroom.h); ino 0:
+ * a compaction. */
+static void log_gave_way(uint64_t ino)
+{
+	g_autofree char *what = ino ? g_strdup_printf("making room for inode %" PRIu64, ino) : g_strdup("compact");
+	fuse_log(FUSE_LOG_NOTICE, "e4infofs: %s stopped: the free space left to others fell under a quarter "
+		 "of what it was; all it held is freed\n", what);
+}
+
 static void run_file(Job *job, const E4DefragOpts *opts)
 {
 	E4Fs *fs = job->fs;
@@ -186,7 +195,10 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	e4_defrag_summary_add(&job->sum, &res);
 	job->sum.room_bytes_moved += room.bytes_moved;
 	job->sum.room_files_moved += room.files_moved;
+	job->sum.room_gave_way += room.gave_way;
 	g_mutex_unlock(&job->lock);
+	if (room.gave_way)
+		log_gave_way(res.ino);
 	if (room.files_moved)
 		fuse_log(FUSE_LOG_INFO, "e4infofs: made room for inode %" PRIu64 ": %" PRIu64 " blocks at %" PRIu64
 			 ", moved %" PRIu64 " bytes of %" PRIu64 " files\n", res.ino, room.region.len,
@@ -293,7 +305,10 @@ static int run_compact(Job *job, const E4DefragOpts *opts)
 	g_mutex_lock(&job->lock);
 	job->sum.room_bytes_moved = c.bytes_moved;
 	job->sum.room_files_moved = c.files_moved;
+	job->sum.room_gave_way = c.gave_way;
 	g_mutex_unlock(&job->lock);
+	if (c.gave_way)
+		log_gave_way(0);
 	fuse_log(FUSE_LOG_INFO, "e4infofs: compact: %" PRIu64 " regions of %" PRIu64 " blocks cleared, %" PRIu64
 		 " bytes of %" PRIu64 " files moved\n", c.regions, c.region_blocks, c.bytes_moved, c.files_moved);
 	return rc == -ECANCELED ? 0 : rc;
@@ -334,7 +349,8 @@ static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid
 	if (limits.seconds > 0)
 		job->deadline = start + (gint64)(limits.seconds * 1e6);
 	E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib, .min_runs = limits.min_runs,
-			      .cancelled = job_cancelled, .user = job };
+			      .room_hold_bytes = (uint64_t)limits.hold_mib << 20, .cancelled = job_cancelled,
+			      .user = job };
 	g_autoptr(E4Throttle) throttle = NULL;
 	if (limits.mibps > 0) {
 		opts.chunk_bytes = throttled_chunk(limits.mibps);

@@ -46,10 +46,11 @@ static const struct fuse_opt option_spec[] = {
 	OPT("donor_dir=%s", donor_dir),
 	OPT("make_room=%u", make_room),
 	OPT("defrag_idle_io=%u", idle_io),
-	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=: as in a trigger. */
+	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=, defrag_hold_mib=: as in a trigger. */
 	FUSE_OPT_KEY("defrag_seconds=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("defrag_mibps=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("defrag_min_runs=", KEY_JOB_LIMIT),
+	FUSE_OPT_KEY("defrag_hold_mib=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("allow_other", KEY_ALLOW_OTHER),
 	/* fstab options that mean nothing to a FUSE mount (mount.fuse3 may pass them). */
 	FUSE_OPT_KEY("nofail", FUSE_OPT_KEY_DISCARD),
@@ -119,6 +120,7 @@ static void usage(const char *prog)
 	       "    -o defrag_seconds=S    a job stops after S seconds (default: none; trigger key seconds=)\n"
 	       "    -o defrag_mibps=N      a job moves at most N MiB/s (default: no cap; trigger key mibps=)\n"
 	       "    -o defrag_min_runs=N   leave files with fewer than N runs alone (default: off; trigger key min_runs=)\n"
+	       "    -o defrag_hold_mib=N   making room holds at most N MiB of free space at once (default: 256; trigger key hold_mib=)\n"
 	       "    -o defrag_idle_io=0|1  jobs do their I/O in the idle class (default 1)\n\n",
 	       prog);
 	fuse_cmdline_help();

@@ -23,8 +23,13 @@ typedef struct {
 
 typedef struct {
 	E4Defrag *d;
-	const E4DefragOpts *opts;
+	const E4DefragOpts *opts;  /* the caller's */
+	E4DefragOpts mopts;        /* for the moves: opts, polling room_cancelled */
 	int root_fd;
+	uint64_t hold;             /* the most free space held at once outside
+	                            * the region (blocks) */
+	uint64_t avail0;           /* available to others when the try began (bytes) */
+	bool gave_way;
 	uint32_t bs;
 	uint32_t page_blocks;      /* blocks per page (1 with 4 KiB blocks) */
 	E4Region r;
@@ -86,10 +91,52 @@ static int donor_room(Room *rm, uint64_t *outside)
 	return rc;
 }
 
+/* What others may allocate now, in bytes (statvfs f_bavail). */
+static uint64_t available(int root_fd)
+{
+	struct statvfs sv;
+	if (fstatvfs(root_fd, &sv) < 0)
+		return 0;
+	return (uint64_t)sv.f_bavail * sv.f_frsize;
+}
+
+/* True once others took a quarter of what was available when the try
+ * began, or what is left to them fell under a quarter of it: the try
+ * gives way. What the open donor holds is the try's own. */
+static bool must_give_way(Room *rm)
+{
+	if (rm->gave_way)
+		return true;
+	uint64_t avail = available(rm->root_fd);
+	uint64_t held = rm->donor >= 0 ? rm->donor_end * rm->bs : 0;
+	rm->gave_way = avail < rm->avail0 / 4 || avail + held < rm->avail0 - rm->avail0 / 4;
+	return rm->gave_way;
+}
+
+/* The moves' cancellation: the caller's, or giving way. */
+static bool room_cancelled(void *user)
+{
+	Room *rm = user;
+	if (rm->opts->cancelled && rm->opts->cancelled(rm->opts->user))
+		return true;
+	return must_give_way(rm);
+}
+
+/* The moves' progress: the caller's (mopts.user is the Room). */
+static void room_progress(uint64_t bytes_done, void *user)
+{
+	Room *rm = user;
+	if (rm->opts->progress)
+		rm->opts->progress(bytes_done, rm->opts->user);
+}
+
 /* A donor with `need` blocks outside the region: allocated, checked, and
- * allocated again (at further offsets) for what landed inside. */
+ * allocated again (at further offsets) for what landed inside, never
+ * more than rm->hold blocks in all. */
 static int make_donor(Room *rm, uint64_t need)
 {
+	if (need > rm->hold)
+		return -ENOSPC;
 	rm->donor = e4_defrag_new_donor(rm->d, rm->root_fd, need);
 	if (rm->donor < 0)
 		return rm->donor;
@@ -109,7 +156,7 @@ static int make_donor(Room *rm, uint64_t need)
 		uint64_t kept = 0;
 		for (guint k = 0; k < rm->keep->len; k++)
 			kept += g_array_index(rm->keep, E4Region, k).len;
-		if (held > kept)
+		if (held > kept || must_give_way(rm))
 			return -ENOSPC;
 		uint64_t more = need - outside;
 		if (fallocate(rm->donor, 0, (off_t)(rm->donor_end * rm->bs), (off_t)(more * rm->bs)) < 0)
@@ -286,7 +333,7 @@ static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
 		/* The file to be defragmented next may get runs meanwhile. */
 		if (f == rm->target || runs_after(rm, &map, &ranges, phys) <= before) {
 			res.outcome = E4_OUTCOME_IMPROVED;
-			e4_defrag_move(rm->d, rw, rm->donor, &ranges, (const uint64_t *)starts->data, rm->opts, &res);
+			e4_defrag_move(rm->d, rw, rm->donor, &ranges, (const uint64_t *)starts->data, &rm->mopts, &res);
 			rm->out->bytes_moved += res.bytes_moved;
 			rm->out->files_moved++;
 			rc = res.outcome == E4_OUTCOME_IMPROVED ? 0 : res.outcome == E4_OUTCOME_CANCELLED ? -ECANCELED : -ENOSPC;
@@ -315,6 +362,12 @@ static uint64_t room_left(const Room *rm)
 	return left;
 }
 
+/* Blocks moved through one donor: with a quarter of slack, the hold. */
+static uint64_t batch_blocks(const Room *rm)
+{
+	return MAX(rm->hold / 5 * 4, 1);
+}
+
 /* A new donor for at least need blocks, as many as are left to move up to
  * a batch, the last one closed: its old contents (the blocks moved out of
  * the region) are freed with it. */
@@ -324,9 +377,9 @@ static int next_donor(Room *rm, uint64_t need)
 		close(rm->donor);
 	rm->donor = -1;
 	uint64_t left = rm->r.used > rm->moved ? rm->r.used - rm->moved : 0;
-	uint64_t want = MAX(need, MIN(left, E4_ROOM_BATCH_BYTES / rm->bs));
+	uint64_t want = MAX(need, MIN(left, batch_blocks(rm)));
 	/* Slack: pieces go whole into the holes the donor got, which leaves gaps. */
-	int rc = make_donor(rm, want + want / 4);
+	int rc = make_donor(rm, MIN(want + want / 4, MAX(need, rm->hold)));
 	g_array_set_size(rm->fill, rm->segs->len);
 	if (rm->segs->len)
 		memset(rm->fill->data, 0, rm->segs->len * sizeof(uint64_t));
@@ -337,7 +390,7 @@ static int next_donor(Room *rm, uint64_t need)
 static int evacuate_file(Room *rm, uint32_t f)
 {
 	g_autoptr(GArray) all = pieces_of(rm, f);
-	uint64_t batch = E4_ROOM_BATCH_BYTES / rm->bs;
+	uint64_t batch = batch_blocks(rm);
 	int rc = 0;
 	for (guint i = 0; rc == 0 && i < all->len;) {
 		g_autoptr(GArray) part = g_array_new(FALSE, FALSE, sizeof(E4Piece));
@@ -369,7 +422,7 @@ static int clear_region(Room *rm)
 		const E4Piece *p = &rm->map.v[i];
 		if (p->file == E4_PIECE_FREE || done[p->file] || !in_region(&rm->r, p->start, p->len))
 			continue;
-		if (rm->opts->cancelled && rm->opts->cancelled(rm->opts->user))
+		if (room_cancelled(rm))
 			rc = -ECANCELED;
 		else
 			rc = evacuate_file(rm, p->file);
@@ -434,8 +487,17 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 	*out = (E4RoomMade){0};
 	if (opts->uid != 0)
 		return -EPERM;
+	uint64_t avail = available(root_fd);
+	if (avail < E4_ROOM_MIN_FREE)
+		return -ENOSPC;
 	Room rm = { .d = d, .opts = opts, .root_fd = root_fd, .donor = -1, .out = out,
-		    .bs = e4_defrag_geometry(d)->block_size, .min_used = min_used, .max_used = max_used };
+		    .bs = e4_defrag_geometry(d)->block_size, .min_used = min_used, .max_used = max_used,
+		    .avail0 = avail };
+	rm.hold = MIN(opts->room_hold_bytes ? opts->room_hold_bytes : E4_ROOM_HOLD_DEFAULT, avail / 2) / rm.bs;
+	rm.mopts = *opts;
+	rm.mopts.cancelled = room_cancelled;
+	rm.mopts.progress = room_progress;
+	rm.mopts.user = &rm;
 	long page = sysconf(_SC_PAGESIZE);
 	rm.page_blocks = page > (long)rm.bs ? (uint32_t)(page / rm.bs) : 1;
 	rm.segs = g_array_new(FALSE, FALSE, sizeof(Seg));
@@ -450,6 +512,10 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 	for (size_t n = 0; n < ROOM_TRIES && rc == -ENOSPC; n++) {
 		E4Region tried;
 		rc = try_room(&rm, blocks, target, avoid, &tried);
+		if (rm.gave_way) {
+			rc = -ENOSPC;
+			break;
+		}
 		if (rc == -ENOSPC && tried.len == 0)
 			break; /* no region worth trying */
 		g_array_append_val(avoid, tried);
@@ -457,7 +523,8 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 	g_array_free(rm.keep, TRUE);
 	/* Blocks freed in a transaction can be allocated (and show free in
 	 * GETFSMAP) only once it commits: also after a try that moved some. */
-	if (rc == 0 || out->files_moved)
+	out->gave_way = rm.gave_way;
+	if (rc == 0 || out->files_moved || rm.gave_way)
 		syncfs(root_fd);
 	if (out->files_moved)
 		e4_defrag_room_changed(d);
@@ -497,6 +564,7 @@ int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts 
 		rc = room_make(d, root_fd, blocks, 0, 1, blocks / 2, cleared, opts, &room);
 		out->bytes_moved += room.bytes_moved;
 		out->files_moved += room.files_moved;
+		out->gave_way = room.gave_way;
 		if (rc == 0) {
 			out->regions++;
 			g_array_append_val(cleared, room.region);

@@ -9,6 +9,7 @@
  * so no moved file lands back in it. Root only. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "defrag.h"
@@ -20,15 +21,23 @@ typedef struct {
 	uint64_t files_moved;
 	uint64_t held_max;         /* the most free space held at once (blocks),
 	                            * apart from the region itself */
+	bool gave_way;             /* stopped because the free space left to
+	                            * others fell under the bound (see below) */
 } E4RoomMade;
 
 /* Most bytes of other files moved to clear one region. */
 #define E4_ROOM_MAX_MOVE_BYTES (512ull << 20)
 
-/* Other files' bytes moved through one donor: the free space a job holds
- * beyond the region itself is at most 1.25 times this (the donor, with
- * slack for pieces that must not be split). */
-#define E4_ROOM_BATCH_BYTES (64ull << 20)
+/* The free space making room holds at once by default (opts->room_hold_bytes):
+ * the evacuation donor, with what landed inside the region, whatever the
+ * batch. It is also held to half of what was available when the try began,
+ * and the try gives way (stops at the next chunk, frees all it holds,
+ * gave_way) as soon as what others can allocate (statvfs f_bavail) falls
+ * under a quarter of that: a writer filling the filesystem meanwhile gets
+ * ENOSPC no earlier than without the job. No room is made with less than
+ * E4_ROOM_MIN_FREE available. */
+#define E4_ROOM_HOLD_DEFAULT (256ull << 20)
+#define E4_ROOM_MIN_FREE (16ull << 20)
 
 /* The largest region: room is made for files of at most this many
  * blocks (1 GiB at 4 KiB blocks). */
@@ -54,6 +63,7 @@ typedef struct {
 	uint64_t regions;          /* regions cleared */
 	uint64_t bytes_moved;      /* other files' bytes moved */
 	uint64_t files_moved;
+	bool gave_way;             /* stopped for others' free space (E4RoomMade) */
 } E4Compacted;
 
 /* Consolidates free space alone, so that later large allocations find

@@ -15,12 +15,15 @@ static void check_limits(const E4JobLimits *l)
 		abort();
 	if (l->mibps != 0 && !(isfinite(l->mibps) && l->mibps > 0 && l->mibps <= E4_JOB_LIMIT_MAX))
 		abort();
+	if (l->hold_mib > 1048576)
+		abort();
 }
 
 static bool same(const E4TriggerCmd *a, const E4TriggerCmd *b)
 {
 	return a->word == b->word && a->limits.seconds == b->limits.seconds &&
 	       a->limits.mibps == b->limits.mibps && a->limits.min_runs == b->limits.min_runs &&
+	       a->limits.hold_mib == b->limits.hold_mib &&
 	       strcmp(a->why, b->why) == 0;
 }
 
@@ -58,7 +61,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	check_limits(&cmd.limits);
 	if (t == E4_TRIGGER_INVALID) {
-		if (!cmd.why[0] || cmd.limits.seconds != 0 || cmd.limits.mibps != 0 || cmd.limits.min_runs != 0)
+		if (!cmd.why[0] || cmd.limits.seconds != 0 || cmd.limits.mibps != 0 || cmd.limits.min_runs != 0 ||
+		    cmd.limits.hold_mib != 0)
 			abort();
 		return 0;
 	}

@@ -78,18 +78,20 @@ START_TEST(trigger_options)
 		const char *line;
 		E4Trigger word;
 		double seconds, mibps;
-		uint32_t min_runs;
+		uint32_t min_runs, hold_mib;
 	} good[] = {
-		{ "1 seconds=600 mibps=50\n", E4_TRIGGER_START, 600, 50, 0 },
-		{ "pack seconds=30", E4_TRIGGER_PACK, 30, 0, 0 },
-		{ "start min_runs=8 seconds=0.5 mibps=.25", E4_TRIGGER_START, 0.5, 0.25, 8 },
+		{ "1 seconds=600 mibps=50\n", E4_TRIGGER_START, 600, 50, 0, 0 },
+		{ "compact hold_mib=64", E4_TRIGGER_COMPACT, 0, 0, 0, 64 },
+		{ "1 hold_mib=1048576 min_runs=2", E4_TRIGGER_START, 0, 0, 2, 1048576 },
+		{ "pack seconds=30", E4_TRIGGER_PACK, 30, 0, 0, 0 },
+		{ "start min_runs=8 seconds=0.5 mibps=.25", E4_TRIGGER_START, 0.5, 0.25, 8, 0 },
 		/* Several blanks between options; leading zeros; a trailing dot. */
-		{ "1   mibps=007 seconds=2.", E4_TRIGGER_START, 2, 7, 0 },
-		{ "1 min_runs=4294967295 seconds=1000000000", E4_TRIGGER_START, 1e9, 0, 4294967295u },
-		{ "pack min_runs=1", E4_TRIGGER_PACK, 0, 0, 1 },
+		{ "1   mibps=007 seconds=2.", E4_TRIGGER_START, 2, 7, 0, 0 },
+		{ "1 min_runs=4294967295 seconds=1000000000", E4_TRIGGER_START, 1e9, 0, 4294967295u, 0 },
+		{ "pack min_runs=1", E4_TRIGGER_PACK, 0, 0, 1, 0 },
 		/* No options: every limit unset. */
-		{ "1", E4_TRIGGER_START, 0, 0, 0 },
-		{ "cancel\n", E4_TRIGGER_CANCEL, 0, 0, 0 },
+		{ "1", E4_TRIGGER_START, 0, 0, 0, 0 },
+		{ "cancel\n", E4_TRIGGER_CANCEL, 0, 0, 0, 0 },
 	};
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
 		E4TriggerCmd c = parse_cmd(good[i].line);
@@ -97,6 +99,7 @@ START_TEST(trigger_options)
 		ck_assert_double_eq(c.limits.seconds, good[i].seconds);
 		ck_assert_double_eq(c.limits.mibps, good[i].mibps);
 		ck_assert_uint_eq(c.limits.min_runs, good[i].min_runs);
+		ck_assert_uint_eq(c.limits.hold_mib, good[i].hold_mib);
 	}
 }
 END_TEST
@@ -110,7 +113,8 @@ START_TEST(trigger_bad_options)
 		"1 seconds=5s", "1 seconds=5 ", "1 seconds=1.2.3", "1 seconds=.", "1 seconds= 5",
 		"1 seconds=1000000001", "1 mibps=99999999999999999999", "1 seconds=5\t",
 		"1 min_runs=0", "1 min_runs=1.5", "1 min_runs=4294967296", "1 min_runs=-3",
-		"1 min_runs=99999999999999999999999",
+		"1 min_runs=99999999999999999999999", "1 hold_mib=0", "1 hold_mib=1048577", "1 hold_mib=2.5",
+		"1 hold_mib=1 hold_mib=2",
 		"1 seconds=1 seconds=2", "1 mibps=1 seconds=2 mibps=1", /* duplicates */
 		"0 seconds=1", "cancel seconds=1", "cancel mibps=5", "0 ", /* options after a cancel */
 		"1  ", " 1 seconds=1", "1\tseconds=1", "1 seconds=1\n\n", "1seconds=1", "start,seconds=1",
@@ -120,7 +124,8 @@ START_TEST(trigger_bad_options)
 		E4TriggerCmd c = parse_cmd(bad[i]);
 		ck_assert_msg(c.word == E4_TRIGGER_INVALID, "'%s' accepted", bad[i]);
 		ck_assert_msg(c.why[0] != '\0', "'%s' refused without a reason", bad[i]);
-		ck_assert(c.limits.seconds == 0 && c.limits.mibps == 0 && c.limits.min_runs == 0);
+		ck_assert(c.limits.seconds == 0 && c.limits.mibps == 0 && c.limits.min_runs == 0 &&
+			  c.limits.hold_mib == 0);
 	}
 	/* NUL inside a value or key. */
 	E4TriggerCmd c;
