@@ -28,6 +28,8 @@ typedef struct {
 	int root_fd;
 	uint64_t hold;             /* the most free space held at once outside
 	                            * the region (blocks) */
+	uint64_t hold_all;         /* and in all, what landed in the region or in
+	                            * regions cleared before included */
 	uint64_t avail0;           /* available to others when the try began (bytes) */
 	bool gave_way;
 	uint32_t bs;
@@ -132,7 +134,8 @@ static void room_progress(uint64_t bytes_done, void *user)
 
 /* A donor with `need` blocks outside the region: allocated, checked, and
  * allocated again (at further offsets) for what landed inside, never
- * more than rm->hold blocks in all. */
+ * needing more than rm->hold blocks outside the region nor holding more
+ * than rm->hold_all in all. */
 static int make_donor(Room *rm, uint64_t need)
 {
 	if (need > rm->hold)
@@ -159,6 +162,8 @@ static int make_donor(Room *rm, uint64_t need)
 		if (held > kept || must_give_way(rm))
 			return -ENOSPC;
 		uint64_t more = need - outside;
+		if (rm->donor_end + more > rm->hold_all)
+			return -ENOSPC;
 		if (fallocate(rm->donor, 0, (off_t)(rm->donor_end * rm->bs), (off_t)(more * rm->bs)) < 0)
 			return -errno;
 		rm->donor_end += more;
@@ -493,7 +498,11 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 	Room rm = { .d = d, .opts = opts, .root_fd = root_fd, .donor = -1, .out = out,
 		    .bs = e4_defrag_geometry(d)->block_size, .min_used = min_used, .max_used = max_used,
 		    .avail0 = avail };
-	rm.hold = MIN(opts->room_hold_bytes ? opts->room_hold_bytes : E4_ROOM_HOLD_DEFAULT, avail / 2) / rm.bs;
+	/* Outside the region; a compaction's region is held too (it holds no
+	 * file's donor-to-be), within the same bound. */
+	uint64_t hold = e4_room_hold_bytes(opts) / rm.bs;
+	rm.hold = target ? hold : hold > blocks ? hold - blocks : 0;
+	rm.hold_all = target ? hold + blocks : hold;
 	rm.mopts = *opts;
 	rm.mopts.cancelled = room_cancelled;
 	rm.mopts.progress = room_progress;
@@ -539,20 +548,29 @@ int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, con
 	return room_make(d, root_fd, blocks, target, 0, 0, NULL, opts, out);
 }
 
-/* The compaction region: one extent, or an eighth of a small filesystem. */
-static uint64_t compact_blocks(int root_fd)
+uint64_t e4_room_hold_bytes(const E4DefragOpts *opts)
+{
+	return opts->room_hold_bytes ? opts->room_hold_bytes : E4_ROOM_HOLD_DEFAULT;
+}
+
+/* The compaction region: one extent, or an eighth of a small filesystem,
+ * at most half the hold and half of what is available (what it holds must
+ * not make it give way by itself). */
+static uint64_t compact_blocks(int root_fd, const E4DefragOpts *opts)
 {
 	struct statvfs sv;
 	uint64_t n = E4_MAX_EXTENT_BLOCKS;
-	if (fstatvfs(root_fd, &sv) == 0)
-		while (n > 16 && n * 8 > (uint64_t)sv.f_blocks)
-			n >>= 1;
+	if (fstatvfs(root_fd, &sv) < 0)
+		return n;
+	uint64_t cap = MIN(e4_room_hold_bytes(opts), (uint64_t)sv.f_bavail * sv.f_frsize) / 2;
+	while (n > 16 && (n * 8 > (uint64_t)sv.f_blocks || n * sv.f_frsize > cap))
+		n >>= 1;
 	return n;
 }
 
 int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts *opts, E4Compacted *out)
 {
-	*out = (E4Compacted){ .region_blocks = compact_blocks(root_fd) };
+	*out = (E4Compacted){ .region_blocks = compact_blocks(root_fd, opts) };
 	uint64_t blocks = out->region_blocks;
 	g_autoptr(GArray) cleared = g_array_new(FALSE, FALSE, sizeof(E4Region));
 	int rc = 0;

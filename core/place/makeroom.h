@@ -28,13 +28,16 @@ typedef struct {
 /* Most bytes of other files moved to clear one region. */
 #define E4_ROOM_MAX_MOVE_BYTES (512ull << 20)
 
-/* The free space making room holds at once by default (opts->room_hold_bytes):
- * the evacuation donor, with what landed inside the region, whatever the
- * batch. It is also held to half of what was available when the try began,
- * and the try gives way (stops at the next chunk, frees all it holds,
- * gave_way) as soon as what others can allocate (statvfs f_bavail) falls
- * under a quarter of that: a writer filling the filesystem meanwhile gets
- * ENOSPC no earlier than without the job. No room is made with less than
+/* The free space making room holds at once by default (opts->room_hold_bytes),
+ * beyond the donor of the file being moved: the evacuation donor's room
+ * outside the region (for a file, what it holds inside the region is the
+ * file's donor-to-be; a compaction's region counts within the bound, so
+ * its regions are at most half of it, and half of what is available). The
+ * try gives way (stops at the next chunk,
+ * frees all it holds, gave_way) as soon as others took a quarter of what
+ * was available or what is left to them (statvfs f_bavail) falls under a
+ * quarter of it: a writer filling the filesystem meanwhile gets ENOSPC no
+ * earlier than without the job. No room is made with less than
  * E4_ROOM_MIN_FREE available. */
 #define E4_ROOM_HOLD_DEFAULT (256ull << 20)
 #define E4_ROOM_MIN_FREE (16ull << 20)
@@ -42,6 +45,9 @@ typedef struct {
 /* The largest region: room is made for files of at most this many
  * blocks (1 GiB at 4 KiB blocks). */
 #define E4_ROOM_MAX_REGION_BLOCKS (1u << 18)
+
+/* opts->room_hold_bytes, or E4_ROOM_HOLD_DEFAULT when 0. */
+uint64_t e4_room_hold_bytes(const E4DefragOpts *opts);
 
 /* Clears a region of `blocks` blocks (a power of two up to one extent,
  * E4_MAX_EXTENT_BLOCKS, or whole extents beyond; at most
