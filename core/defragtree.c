@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <linux/fiemap.h>
 
+#include "exclude.h"
 #include "freespace.h"
 #include "handle.h"
 #include "inspect.h"
@@ -41,6 +42,7 @@ typedef struct {
 	bool making_room;  /* the third pass */
 	uint64_t fruitless; /* bytes of the retries in a row that gained nothing */
 	GHashTable *dirs;  /* dir ino -> E4Handle */
+	E4Exclude *exclude; /* marked directories, for the walk */
 	GMutex lock;       /* guards sum, next and the callbacks */
 	E4DefragSummary *sum;
 	size_t next;
@@ -157,11 +159,17 @@ static E4FileDefrag unanalysable(const E4FileResult *r)
 static int plan_file(int dirfd, const char *name, const struct stat *st, const char *path,
 		     void *user)
 {
-	(void)st;
 	Plan *p = user;
 	const E4DefragOpts *f = &p->opts->file;
 	if (f->cancelled && f->cancelled(f->user))
 		return -ECANCELED;
+	if (e4_exclude_at(p->exclude, dirfd, name)) {
+		/* Not even mapped: left alone, as the user asked. */
+		p->sum->files_total++;
+		finish_file(p, path, &(E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_EXCLUDED,
+						      .ino = st->st_ino, .size = (uint64_t)st->st_size });
+		return 0;
+	}
 	E4FileResult r;
 	if (e4_inspect_at(dirfd, name, e4_defrag_geometry(p->d), NULL, &r) < 0)
 		return 0; /* gone or replaced meanwhile */
@@ -498,6 +506,7 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 	g_array_set_clear_func(p.todo, clear_candidate);
 	p.queue = g_ptr_array_new();
 	g_mutex_init(&p.lock);
+	p.exclude = e4_exclude_new();
 	int rc = e4_walk(dirfd, e4_defrag_dev(d), plan_file, &p);
 	if (rc == 0) {
 		if (p.todo->len > 1)
@@ -518,6 +527,7 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 	g_ptr_array_free(p.queue, TRUE);
 	g_array_free(p.todo, TRUE);
 	g_hash_table_destroy(p.dirs);
+	e4_exclude_free(p.exclude);
 	g_mutex_clear(&p.lock);
 	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
 	return rc;

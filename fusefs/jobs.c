@@ -10,6 +10,7 @@
 
 #include "defragtree.h"
 #include "escape.h"
+#include "exclude.h"
 #include "makeroom.h"
 #include "ioprio.h"
 #include "pack.h"
@@ -176,6 +177,9 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	E4RoomMade room = {0};
 	if (fd < 0 || dirfd < 0)
 		res.error = fd < 0 ? -fd : dir_err;
+	else if (e4_exclude_dir(NULL, dirfd)) /* its own mark: e4_defrag_admit */
+		res = (E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_EXCLUDED,
+				      .ino = job->node->real_ino, .size = job->sum.bytes_total };
 	else
 		e4_defrag_file_making_room(fs->defrag, fd, dirfd, fs->fsroot_fd, &fopts, &res, &room);
 	if (fd >= 0)
