@@ -40,10 +40,15 @@ bool e4_exclude_marked(int fd)
 	return marked(path, getxattr); /* the magic link is followed */
 }
 
-bool e4_exclude_at(E4Exclude *x, int dirfd, const char *name)
+bool e4_exclude_marked_at(int dirfd, const char *name)
 {
 	g_autofree char *path = g_strdup_printf("/proc/self/fd/%d/%s", dirfd, name);
-	return marked(path, lgetxattr) || e4_exclude_dir(x, dirfd); /* never a symlink's target */
+	return marked(path, lgetxattr); /* never a symlink's target */
+}
+
+bool e4_exclude_at(E4Exclude *x, int dirfd, const char *name)
+{
+	return e4_exclude_marked_at(dirfd, name) || e4_exclude_dir(x, dirfd);
 }
 
 E4Exclude *e4_exclude_new(void)

@@ -13,6 +13,10 @@
  * read (no permission, no xattr support) does not exclude. */
 bool e4_exclude_marked(int fd);
 
+/* The same for the file name in directory dirfd (never following a
+ * symlink there). */
+bool e4_exclude_marked_at(int dirfd, const char *name);
+
 /* Remembers, per directory inode, whether the directory or one of its
  * ancestors on its filesystem is marked. For one job: a mark set or
  * removed meanwhile is seen by the next one. Not thread-safe. */

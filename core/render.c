@@ -376,3 +376,24 @@ char *e4_render_metrics(const E4Metrics *m)
 	g_string_append_c(out, '\n');
 	return g_string_free(out, FALSE);
 }
+
+char *e4_render_plan(const E4Plan *p, uint32_t block_size, double rate, const char *rate_source,
+		     bool make_room)
+{
+	GString *out = g_string_new(NULL);
+	g_string_append_printf(out,
+			       "files: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT "\nblocks: %" G_GUINT64_FORMAT
+			       "\nruns_now: %" G_GUINT64_FORMAT "\nruns_expected: %" G_GUINT64_FORMAT
+			       "\nruns_ideal: %" G_GUINT64_FORMAT "\nno_gain_files: %" G_GUINT64_FORMAT
+			       "\nroom_needed: %s\nroom_files: %" G_GUINT64_FORMAT "\nmake_room: %d"
+			       "\nskipped_excluded: %" G_GUINT64_FORMAT "\nfree_map: %s\nfree_blocks: %" G_GUINT64_FORMAT
+			       "\nfree_extents: %" G_GUINT64_FORMAT "\nrate_mibps: ",
+			       p->files, p->bytes, p->blocks, p->runs_now, p->runs_expected, p->runs_ideal,
+			       p->no_gain, p->room_files ? "yes" : "no", p->room_files, make_room,
+			       p->skipped_excluded, p->free_known ? "yes" : "no", p->free_blocks, p->free_extents);
+	append_real(out, rate / 1048576.0, 1);
+	g_string_append_printf(out, "\nrate_source: %s\nseconds_expected: ", rate_source);
+	append_real(out, rate > 0 ? (double)p->blocks * block_size / rate : 0, 1);
+	g_string_append_c(out, '\n');
+	return g_string_free(out, FALSE);
+}

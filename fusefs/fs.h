@@ -58,6 +58,8 @@ typedef struct {
 	uint64_t metrics_scans; /* atomic: scans made to answer metrics itself */
 	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
 	E4DefragSummary jobs_totals;
+	double job_rate;     /* bytes/s of the last unthrottled defrag job, 0 none (jobs_lock) */
+	double probe_rate;   /* bytes/s of plan's read probe, 0 not yet (jobs_lock) */
 	GThreadPool *generators; /* make attribute contents, e4fs_generate */
 	E4Handles *handles;  /* contents of open attribute files (E4Content) */
 	E4Handles *listings; /* listings of open directories */

@@ -14,6 +14,8 @@
 #include "makeroom.h"
 #include "ioprio.h"
 #include "pack.h"
+#include "plan.h"
+#include "beneath.h"
 #include "render.h"
 
 #define MAX_DEPTH 100000
@@ -27,6 +29,7 @@ typedef struct {
 	gint cancel;            /* atomic: set by a "cancel" write */
 	gint64 deadline;        /* monotonic µs from which it stops; 0: none */
 	gint stopped;           /* atomic: the deadline stopped it */
+	bool rates;             /* a defrag job without a throttle: its rate is plan's */
 	GMutex lock;            /* guards sum and current */
 	E4DefragSummary sum;
 	char *current;
@@ -233,6 +236,9 @@ static const char *result_state(Job *job, int rc)
 	return only_stopped(job) ? "stopped" : "done";
 }
 
+/* A job that moved less says little about the rate. */
+#define RATE_MIN_BYTES (8ull << 20)
+
 static void store_result(E4Fs *fs, Job *job, int rc)
 {
 	char *text = e4_render_defrag_status(result_state(job, rc), &job->sum, NULL, false);
@@ -241,6 +247,8 @@ static void store_result(E4Fs *fs, Job *job, int rc)
 	g_hash_table_replace(fs->results, g_memdup2(&job->root_ino, sizeof(job->root_ino)), text);
 	fs->jobs_done++;
 	e4_defrag_summary_merge(&fs->jobs_totals, &job->sum);
+	if (job->rates && job->sum.bytes_moved >= RATE_MIN_BYTES && job->sum.seconds > 0)
+		fs->job_rate = (double)job->sum.bytes_moved / job->sum.seconds;
 	g_mutex_unlock(&fs->jobs_lock);
 	const E4DefragSummary *s = &job->sum;
 	fuse_log(FUSE_LOG_INFO,
@@ -344,6 +352,7 @@ static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid
 		opts.chunk_bytes = throttled_chunk(limits.mibps);
 		opts.throttle = throttle = e4_throttle_new(limits.mibps * 1048576.0, 0, NULL);
 	}
+	job->rates = kind == E4FS_JOB_DEFRAG && limits.mibps <= 0;
 	int prio = enter_idle_io(job);
 	int rc = 0;
 	if (kind == E4FS_JOB_COMPACT)
@@ -451,6 +460,36 @@ char *e4fs_job_status(E4Fs *fs, Node *node)
 	}
 	g_mutex_unlock(&fs->jobs_lock);
 	return text;
+}
+
+/* Bytes the probe reads at most. */
+#define PROBE_BYTES (16ull << 20)
+
+static double probe(int fd, const char *path)
+{
+	int pfd = *path ? e4_open_beneath(fd, path, O_RDONLY) : dup(fd);
+	double rate = pfd >= 0 ? e4_plan_probe_read(pfd, PROBE_BYTES) : -1;
+	if (pfd >= 0)
+		close(pfd);
+	return rate > 0 ? rate / E4FS_PROBE_FACTOR : 0;
+}
+
+double e4fs_move_rate(E4Fs *fs, int fd, const char *path, const char **source)
+{
+	g_mutex_lock(&fs->jobs_lock);
+	double job = fs->job_rate, probed = fs->probe_rate;
+	g_mutex_unlock(&fs->jobs_lock);
+	if (job <= 0 && probed <= 0 && path) {
+		probed = probe(fd, path); /* outside the lock: it reads the disk */
+		g_mutex_lock(&fs->jobs_lock);
+		if (fs->probe_rate <= 0)
+			fs->probe_rate = probed;
+		g_mutex_unlock(&fs->jobs_lock);
+	}
+	double rate = job > 0 ? job : probed;
+	*source = job > 0 ? "last-job" : probed > 0 ? "probe" : "none";
+	double cap = fs->job_defaults.mibps * 1048576.0;
+	return cap > 0 && rate > cap ? cap : rate;
 }
 
 void e4fs_jobs_init(E4Fs *fs)
