@@ -28,6 +28,7 @@ typedef struct {
 	char *path;
 	double rank;
 	size_t order;      /* walk order, for a stable sort */
+	int64_t mtime_ns;  /* as walked, for the resume set */
 	E4FileFigures fig; /* as planned */
 	E4FileDefrag result; /* of the first pass */
 } Candidate;
@@ -83,6 +84,7 @@ void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
 	dst->room_bytes_moved += src->room_bytes_moved;
 	dst->room_files_moved += src->room_files_moved;
 	dst->retried += src->retried;
+	dst->resumed += src->resumed;
 	dst->seconds += src->seconds;
 	if (!dst->first_error)
 		dst->first_error = src->first_error;
@@ -99,6 +101,30 @@ void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res)
 	s->runs_before += res->runs_before;
 	s->runs_after += res->runs_after;
 	s->bytes_moved += res->bytes_moved;
+}
+
+static int64_t mtime_of(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Skips that a later job may find otherwise (or that a user may lift:
+ * an exclusion mark removed). */
+static bool transient(E4DefragSkip k)
+{
+	return k == E4_DSKIP_EXCLUDED || k == E4_DSKIP_CHANGED || k == E4_DSKIP_BUSY ||
+	       k == E4_DSKIP_NO_SPACE || k == E4_DSKIP_LOCKED || k == E4_DSKIP_RUNNING;
+}
+
+/* Remembers a file that needs nothing more, for a resumed job. Under the
+ * lock, or before the workers start. */
+static void note_finished(Plan *p, const E4FileDefrag *res, uint64_t size, int64_t mtime_ns)
+{
+	E4Outcome o = res->outcome;
+	bool finished = o == E4_OUTCOME_IMPROVED || o == E4_OUTCOME_OPTIMAL || o == E4_OUTCOME_NO_GAIN ||
+			(o == E4_OUTCOME_SKIPPED && !transient(res->skip));
+	if (p->opts->finished && finished)
+		e4_resume_add(p->opts->finished, res->ino, size, mtime_ns);
 }
 
 static void finish_file(Plan *p, const char *path, const E4FileDefrag *res)
@@ -170,6 +196,12 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 						      .ino = st->st_ino, .size = (uint64_t)st->st_size });
 		return 0;
 	}
+	if (p->opts->done && e4_resume_has(p->opts->done, st->st_ino, (uint64_t)st->st_size, mtime_of(st))) {
+		p->sum->resumed++; /* finished by the job resumed: not examined again */
+		note_finished(p, &(E4FileDefrag){ .outcome = E4_OUTCOME_OPTIMAL, .ino = st->st_ino },
+			      (uint64_t)st->st_size, mtime_of(st));
+		return 0;
+	}
 	E4FileResult r;
 	if (e4_inspect_at(dirfd, name, e4_defrag_geometry(p->d), NULL, &r) < 0)
 		return 0; /* gone or replaced meanwhile */
@@ -184,7 +216,7 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 		int rc = candidate_handles(p, dirfd, name, &fh, &dh);
 		if (rc == 0) {
 			Candidate c = { fh, dh, g_strdup(path), e4_figures_rank(&r.fig), p->todo->len,
-					.fig = r.fig };
+					.mtime_ns = mtime_of(st), .fig = r.fig };
 			g_array_append_val(p->todo, c);
 			p->sum->bytes_total += res.size;
 			return 0;
@@ -193,6 +225,7 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 		res.error = -rc;
 	}
 	finish_file(p, path, &res);
+	note_finished(p, &res, (uint64_t)st->st_size, mtime_of(st));
 	return 0;
 }
 
@@ -349,6 +382,9 @@ static void move_candidate(Worker *w, Candidate *c)
 	} else {
 		c->result = res;
 		finish_file(p, c->path, &res);
+		g_mutex_lock(&p->lock);
+		note_finished(p, &res, c->fig.size, c->mtime_ns);
+		g_mutex_unlock(&p->lock);
 	}
 }
 

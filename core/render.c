@@ -205,6 +205,8 @@ static void render_defrag_progress(GString *out, const E4DefragSummary *s, const
 static void render_defrag_result(GString *out, const E4DefragSummary *s)
 {
 	g_string_append_printf(out, "files: %" G_GUINT64_FORMAT "\n", s->files_done);
+	if (s->resumed)
+		g_string_append_printf(out, "resumed: %" G_GUINT64_FORMAT "\n", s->resumed);
 	for (int o = 0; o < E4_OUTCOME__COUNT; o++)
 		g_string_append_printf(out, "%s: %" G_GUINT64_FORMAT "\n", e4_outcome_name((E4Outcome)o),
 				       s->outcomes[o]);

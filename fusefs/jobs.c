@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 
 #include "defragtree.h"
 #include "escape.h"
@@ -201,6 +202,52 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	on_file_done(".", &res, job);
 }
 
+/* The name of the resume state of a job on directory inode ino: the
+ * filesystem's id (statfs f_fsid, from its UUID on ext4) and the inode. */
+static char *state_name(E4Fs *fs, uint64_t ino)
+{
+	struct statfs sf;
+	unsigned a = 0, b = 0;
+	if (fstatfs(fs->root_fd, &sf) == 0) {
+		int v[2];
+		memcpy(v, &sf.f_fsid, sizeof(v));
+		a = (unsigned)v[0];
+		b = (unsigned)v[1];
+	}
+	return g_strdup_printf("resume-%08x%08x-%" PRIu64, a, b, ino);
+}
+
+/* The done set left by a stopped job on the node, or NULL (none, or a
+ * damaged file: ignored, with a line in the log). */
+static E4Resume *load_state(E4Fs *fs, const char *name)
+{
+	E4Resume *done = NULL;
+	int rc = e4_resume_load(fs->state_dir_fd, name, &done);
+	if (rc == -EBADMSG)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s damaged: ignored\n", name);
+	else if (rc < 0 && rc != -ENOENT)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s: %s: ignored\n", name, g_strerror(-rc));
+	else if (done)
+		fuse_log(FUSE_LOG_INFO, "e4infofs: resuming from %s: %zu files finished before\n", name,
+			 e4_resume_count(done));
+	return done;
+}
+
+/* After a job: a deadline's stop leaves what was finished for the next
+ * job; a job that went through ends the state; a cancel or failure
+ * leaves it as it was. */
+static void store_state(E4Fs *fs, Job *job, int rc, const char *name, const E4Resume *finished)
+{
+	if (rc == -ECANCELED && only_stopped(job)) {
+		int err = e4_resume_save(finished, fs->state_dir_fd, name);
+		if (err < 0)
+			fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s not written: %s\n", name,
+				 g_strerror(-err));
+	} else if (rc == 0 && unlinkat(fs->state_dir_fd, name, 0) < 0 && errno != ENOENT) {
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s not removed: %s\n", name, g_strerror(errno));
+	}
+}
+
 static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 {
 	E4Fs *fs = job->fs;
@@ -217,10 +264,23 @@ static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 		.make_room = fs->fsroot_fd >= 0,
 		.room_fd = fs->fsroot_fd,
 	};
+	g_autofree char *state = NULL;
+	E4Resume *done = NULL, *finished = NULL;
+	if (kind == E4FS_JOB_DEFRAG && fs->state_dir_fd >= 0) {
+		state = state_name(fs, job->root_ino);
+		topts.done = done = load_state(fs, state);
+		topts.finished = finished = e4_resume_new();
+		if (done)
+			topts.worst_first = true; /* what is left, the most useful first */
+	}
 	E4DefragSummary sum;
 	int rc = kind == E4FS_JOB_PACK ? e4_pack_tree(fs->defrag, dirfd, &topts, &sum)
 				       : e4_defrag_tree(fs->defrag, dirfd, &topts, &sum);
 	close(dirfd);
+	if (state)
+		store_state(fs, job, rc, state, finished);
+	e4_resume_free(done);
+	e4_resume_free(finished);
 	g_mutex_lock(&job->lock);
 	job->sum = sum;
 	g_mutex_unlock(&job->lock);
