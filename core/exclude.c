@@ -1,4 +1,5 @@
 #include "exclude.h"
+#include "walk.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -9,9 +10,6 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <glib.h>
-
-/* Directories deeper than this are not climbed further (a loop guard). */
-#define MAX_CLIMB 4096
 
 struct E4Exclude {
 	GHashTable *dirs; /* ino -> GINT_TO_POINTER(1 + excluded) */
@@ -74,36 +72,31 @@ static void remember(E4Exclude *x, const GArray *inos, bool excluded)
 	}
 }
 
+typedef struct {
+	E4Exclude *x;
+	GArray *inos;   /* the directories met, to remember */
+	bool excluded;
+} Climb;
+
+static bool climb_dir(int fd, const struct stat *st, void *user)
+{
+	Climb *c = user;
+	uint64_t ino = st->st_ino;
+	gpointer known = c->x ? g_hash_table_lookup(c->x->dirs, &ino) : NULL;
+	if (known) {
+		c->excluded = GPOINTER_TO_INT(known) == 2;
+		return true;
+	}
+	g_array_append_val(c->inos, ino);
+	c->excluded = e4_exclude_marked(fd);
+	return c->excluded;
+}
+
 bool e4_exclude_dir(E4Exclude *x, int dirfd)
 {
 	g_autoptr(GArray) inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	int fd = dup(dirfd);
-	bool excluded = false;
-	dev_t dev = 0;
-	for (int depth = 0; fd >= 0 && depth < MAX_CLIMB; depth++) {
-		struct stat st;
-		if (fstat(fd, &st) < 0 || (depth > 0 && st.st_dev != dev))
-			break; /* the filesystem's root was the last one */
-		dev = st.st_dev;
-		uint64_t ino = st.st_ino;
-		if (inos->len && g_array_index(inos, uint64_t, inos->len - 1) == ino)
-			break; /* ".." of the root is itself */
-		gpointer known = x ? g_hash_table_lookup(x->dirs, &ino) : NULL;
-		if (known) {
-			excluded = GPOINTER_TO_INT(known) == 2;
-			break;
-		}
-		g_array_append_val(inos, ino);
-		if (e4_exclude_marked(fd)) {
-			excluded = true;
-			break;
-		}
-		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = up;
-	}
-	if (fd >= 0)
-		close(fd);
-	remember(x, inos, excluded);
-	return excluded;
+	Climb c = { x, inos, false };
+	e4_climb(dirfd, climb_dir, &c);
+	remember(x, inos, c.excluded);
+	return c.excluded;
 }

@@ -506,16 +506,8 @@ int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
 int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, E4TreeEachFn each,
 		      void *user)
 {
-	/* Marks above the directory (its own is in its record). */
-	bool above = false;
-	if (each) {
-		int up = openat(dirfd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		struct stat a, b;
-		above = up >= 0 && fstat(up, &a) == 0 && fstat(dirfd, &b) == 0 && a.st_dev == b.st_dev &&
-			a.st_ino != b.st_ino && e4_exclude_dir(NULL, up);
-		if (up >= 0)
-			close(up);
-	}
+	/* Marks of the directory and those above it (below it: the cache's). */
+	bool above = each && e4_exclude_dir(NULL, dirfd);
 	gint64 start = g_get_monotonic_time();
 	struct stat st;
 	Scan scan;

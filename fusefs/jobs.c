@@ -18,8 +18,7 @@
 #include "plan.h"
 #include "beneath.h"
 #include "render.h"
-
-#define MAX_DEPTH 100000
+#include "walk.h"
 
 typedef struct {
 	E4Fs *fs;
@@ -36,26 +35,27 @@ typedef struct {
 	char *current;
 } Job;
 
+typedef struct {
+	E4Fs *fs;
+	GArray *chain;
+} Ancestors;
+
+static bool push_ino(int fd, const struct stat *st, void *user)
+{
+	(void)fd;
+	Ancestors *a = user;
+	if (st->st_dev != a->fs->info->dev)
+		return true;
+	uint64_t ino = st->st_ino;
+	g_array_append_val(a->chain, ino);
+	return ino == a->fs->root->real_ino;
+}
+
 /* Pushes the inos of dirfd and its ancestors up to SOURCE's root. */
 static void push_ancestors(E4Fs *fs, int dirfd, GArray *chain)
 {
-	int fd = dup(dirfd);
-	for (int depth = 0; fd >= 0 && depth < MAX_DEPTH; depth++) {
-		struct stat st;
-		if (fstat(fd, &st) < 0 || st.st_dev != fs->info->dev)
-			break;
-		uint64_t ino = st.st_ino;
-		if (chain->len && g_array_index(chain, uint64_t, chain->len - 1) == ino)
-			break; /* ".." of the filesystem root is itself */
-		g_array_append_val(chain, ino);
-		if (ino == fs->root->real_ino)
-			break;
-		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = up;
-	}
-	if (fd >= 0)
-		close(fd);
+	Ancestors a = { fs, chain };
+	e4_climb(dirfd, push_ino, &a);
 }
 
 /* A directory fd for the donor of a file node: its directory when known. */

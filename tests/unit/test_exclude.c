@@ -13,15 +13,11 @@
 
 #include "exclude.h"
 
-static char *base;
-static int dirfd_;
+#include "tmpdir.h"
 
 static void setup(void)
 {
-	base = g_dir_make_tmp("e4exclude-XXXXXX", NULL);
-	ck_assert_ptr_nonnull(base);
-	dirfd_ = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(dirfd_, 0);
+	tmpdir_make("e4exclude-XXXXXX");
 	ck_assert_int_eq(mkdirat(dirfd_, "a", 0755), 0);
 	ck_assert_int_eq(mkdirat(dirfd_, "a/b", 0755), 0);
 	ck_assert_int_eq(mkdirat(dirfd_, "a/b/c", 0755), 0);
@@ -34,13 +30,6 @@ static void setup(void)
 	close(fd);
 }
 
-static void teardown(void)
-{
-	close(dirfd_);
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
-	ck_assert_int_eq(system(cmd), 0);
-	g_free(base);
-}
 
 static void mark(const char *rel, const char *value)
 {
@@ -124,7 +113,7 @@ static Suite *exclude_suite(void)
 {
 	Suite *s = suite_create("exclude");
 	TCase *tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, tmpdir_remove);
 	tcase_add_test(tc, nothing_marked);
 	tcase_add_test(tc, file_marked);
 	tcase_add_test(tc, inherited);

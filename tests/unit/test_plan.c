@@ -13,23 +13,34 @@ static E4FileFigures fig(uint64_t blocks, uint32_t runs)
 				.ideal = e4_ideal_count(blocks) };
 }
 
-static E4Planner *planner(void)
+typedef struct {
+	const char *path;
+	E4FileFigures fig;
+	bool excluded;
+} File;
+
+/* The plan of these files on free extents of these lengths (known: a map
+ * was read). */
+static E4Plan plan_of(const File *files, size_t n, const uint64_t *free, size_t nfree, bool known)
 {
 	E4DefragOpts opts = {0};
-	return e4_planner_new(&opts, 4096, false);
+	E4Planner *p = e4_planner_new(&opts, 4096, false);
+	for (size_t i = 0; i < n; i++)
+		e4_planner_add(p, files[i].path, files[i].fig.blocks ? &files[i].fig : NULL, files[i].excluded);
+	for (size_t i = 0; i < nfree; i++)
+		e4_planner_free_extent(i * 100000, free[i], p);
+	E4Plan plan;
+	e4_planner_finish(p, known, &plan);
+	e4_planner_free(p);
+	return plan;
 }
 
 START_TEST(counts_what_a_job_moves)
 {
-	E4Planner *p = planner();
-	E4FileFigures a = fig(1000, 10), contiguous = fig(1000, 1), marked = fig(500, 50);
-	e4_planner_add(p, "d/a", &a, false);
-	e4_planner_add(p, "d/b", &contiguous, false);
-	e4_planner_add(p, "d/m", &marked, true);
-	e4_planner_add(p, "d/empty", NULL, false);
-	e4_planner_free_extent(0, 100000, p);
-	E4Plan plan;
-	e4_planner_finish(p, true, &plan);
+	const File files[] = { { "d/a", fig(1000, 10), false }, { "d/b", fig(1000, 1), false },
+			       { "d/m", fig(500, 50), true }, { "d/empty", {0}, false } };
+	const uint64_t free[] = { 100000 };
+	E4Plan plan = plan_of(files, 4, free, 1, true);
 	ck_assert_uint_eq(plan.files, 1);
 	ck_assert_uint_eq(plan.bytes, 1000 * 4096);
 	ck_assert_uint_eq(plan.runs_now, 10);
@@ -39,7 +50,6 @@ START_TEST(counts_what_a_job_moves)
 	ck_assert_uint_eq(plan.free_blocks, 100000);
 	ck_assert_str_eq(plan.largest, "d/a");
 	e4_plan_clear(&plan);
-	e4_planner_free(p);
 }
 END_TEST
 
@@ -49,20 +59,13 @@ END_TEST
  * pass the first file takes the 300 it freed itself: 1 run. */
 START_TEST(best_fit_else_largest)
 {
-	E4Planner *p = planner();
-	E4FileFigures big = fig(300, 30), small = fig(50, 5);
-	e4_planner_add(p, "d/big", &big, false);
-	e4_planner_add(p, "e/small", &small, false);
-	e4_planner_free_extent(0, 100, p);
-	e4_planner_free_extent(1000, 200, p);
-	e4_planner_free_extent(2000, 250, p);
-	E4Plan plan;
-	e4_planner_finish(p, true, &plan);
+	const File files[] = { { "d/big", fig(300, 30), false }, { "e/small", fig(50, 5), false } };
+	const uint64_t free[] = { 100, 200, 250 };
+	E4Plan plan = plan_of(files, 2, free, 3, true);
 	ck_assert_uint_eq(plan.runs_expected, 1 + 1);
 	ck_assert_uint_eq(plan.room_files, 0);
 	ck_assert_uint_eq(plan.no_gain, 0);
 	e4_plan_clear(&plan);
-	e4_planner_free(p);
 }
 END_TEST
 
@@ -70,26 +73,16 @@ END_TEST
  * to the next file; without a map every file is taken to reach its ideal. */
 START_TEST(no_gain_and_unknown)
 {
-	E4Planner *p = planner();
-	E4FileFigures two = fig(200, 2), other = fig(100, 4);
-	e4_planner_add(p, "d/two", &two, false);
-	e4_planner_add(p, "e/other", &other, false);
-	e4_planner_free_extent(0, 100, p);
-	e4_planner_free_extent(500, 50, p);
-	e4_planner_free_extent(900, 50, p);
-	E4Plan plan;
-	e4_planner_finish(p, true, &plan);
+	const File files[] = { { "d/two", fig(200, 2), false }, { "e/other", fig(100, 4), false } };
+	const uint64_t free[] = { 100, 50, 50 };
+	E4Plan plan = plan_of(files, 2, free, 3, true);
 	ck_assert_uint_eq(plan.no_gain, 1);          /* two: 3 pieces >= 2 runs */
 	ck_assert_uint_eq(plan.runs_expected, 2 + 1); /* other: the 100 */
 	e4_plan_clear(&plan);
-	e4_planner_free(p);
-	p = planner();
-	e4_planner_add(p, "d/two", &two, false);
-	e4_planner_finish(p, false, &plan);
+	plan = plan_of(files, 1, NULL, 0, false);
 	ck_assert(!plan.free_known);
 	ck_assert_uint_eq(plan.runs_expected, 1);
 	e4_plan_clear(&plan);
-	e4_planner_free(p);
 }
 END_TEST
 
@@ -97,18 +90,12 @@ END_TEST
  * (400 blocks) takes each of them whole in the second pass. */
 START_TEST(second_pass_on_freed_room)
 {
-	E4Planner *p = planner();
-	E4FileFigures a = fig(200, 50), b = fig(200, 50);
-	e4_planner_add(p, "d/a", &a, false);
-	e4_planner_add(p, "d/b", &b, false);
-	for (int i = 0; i < 8; i++)
-		e4_planner_free_extent((uint64_t)i * 1000, 50, p);
-	E4Plan plan;
-	e4_planner_finish(p, true, &plan);
+	const File files[] = { { "d/a", fig(200, 50), false }, { "d/b", fig(200, 50), false } };
+	const uint64_t free[] = { 50, 50, 50, 50, 50, 50, 50, 50 };
+	E4Plan plan = plan_of(files, 2, free, 8, true);
 	ck_assert_uint_eq(plan.runs_expected, 2);
 	ck_assert_uint_eq(plan.room_files, 0);
 	e4_plan_clear(&plan);
-	e4_planner_free(p);
 }
 END_TEST
 

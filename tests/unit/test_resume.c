@@ -11,24 +11,13 @@
 
 #include "resume.h"
 
-static char *base;
-static int dirfd_;
+#include "tmpdir.h"
 
 static void setup(void)
 {
-	base = g_dir_make_tmp("e4resume-XXXXXX", NULL);
-	ck_assert_ptr_nonnull(base);
-	dirfd_ = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(dirfd_, 0);
+	tmpdir_make("e4resume-XXXXXX");
 }
 
-static void teardown(void)
-{
-	close(dirfd_);
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
-	ck_assert_int_eq(system(cmd), 0);
-	g_free(base);
-}
 
 static int entries(void)
 {
@@ -116,7 +105,7 @@ static Suite *resume_suite(void)
 {
 	Suite *s = suite_create("resume");
 	TCase *tc = tcase_create("core");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, tmpdir_remove);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, damage_refused);
 	suite_add_tcase(s, tc);
