@@ -177,12 +177,13 @@ static GArray *plan_files(Pack *pk, int dirfd, const E4DirList *list)
 		if (e->kind != E4_ENTRY_FILE || !g_hash_table_add(pk->seen, g_memdup2(&e->ino, sizeof(e->ino))))
 			continue;
 		Item it = { .name = g_strdup(e->name) };
-		int rc = e4_exclude_at(pk->exclude, dirfd, e->name) ? -EPERM : map_item(pk, dirfd, &it);
-		if (rc < 0) {
+		bool excluded = e4_exclude_at(pk->exclude, dirfd, e->name); /* then not even mapped */
+		int rc = excluded ? 0 : map_item(pk, dirfd, &it);
+		if (rc < 0 || excluded) {
 			E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED, .error = -rc };
 			if (rc == -ENOENT)
 				res = (E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_CHANGED };
-			if (rc == -EPERM) /* excluded: not even mapped */
+			if (excluded)
 				res = (E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_EXCLUDED,
 						      .ino = e->ino };
 			pk->sum->files_total++;
