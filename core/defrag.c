@@ -14,6 +14,7 @@
 
 #include "defrag_parts.h"
 #include "donor.h"
+#include "exclude.h"
 #include "figures.h"
 #include "moveext.h"
 #include "pagecache.h"
@@ -53,7 +54,7 @@ static const char *const skip_names[E4_DSKIP__COUNT] = {
 	[E4_DSKIP_NO_SPACE] = "no-space", [E4_DSKIP_READ_ONLY] = "read-only",
 	[E4_DSKIP_BUSY] = "busy", [E4_DSKIP_NOT_REGULAR] = "not-regular",
 	[E4_DSKIP_CHANGED] = "changed", [E4_DSKIP_NO_DONOR_DIR] = "no-donor-dir",
-	[E4_DSKIP_NOT_WRITABLE] = "not-writable",
+	[E4_DSKIP_NOT_WRITABLE] = "not-writable", [E4_DSKIP_EXCLUDED] = "excluded",
 };
 
 const char *e4_outcome_name(E4Outcome o)
@@ -132,6 +133,8 @@ static E4DefragSkip static_skip(const E4Defrag *d, int fd, const struct stat *st
 {
 	if (!S_ISREG(st->st_mode) || st->st_dev != d->dev)
 		return E4_DSKIP_NOT_REGULAR;
+	if (e4_exclude_marked(fd))
+		return E4_DSKIP_EXCLUDED; /* its directories: the walkers' part */
 	if (uid != 0 && uid != st->st_uid)
 		return E4_DSKIP_NOT_OWNER;
 	if (d->read_only)

@@ -46,6 +46,8 @@ typedef enum {
 				* create a donor in (an unprivileged daemon) */
 	E4_DSKIP_NOT_WRITABLE, /* the daemon may not open the file for writing
 				* (an unprivileged daemon, a file without w bit) */
+	E4_DSKIP_EXCLUDED,     /* marked user.e4infofs.exclude, or below a
+				* directory that is (core/exclude.h) */
 	E4_DSKIP__COUNT
 } E4DefragSkip;
 

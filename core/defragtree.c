@@ -7,6 +7,7 @@
 #include <glib.h>
 #include <linux/fiemap.h>
 
+#include "exclude.h"
 #include "freespace.h"
 #include "handle.h"
 #include "inspect.h"
@@ -27,6 +28,7 @@ typedef struct {
 	char *path;
 	double rank;
 	size_t order;      /* walk order, for a stable sort */
+	int64_t mtime_ns;  /* as walked, for the resume set */
 	E4FileFigures fig; /* as planned */
 	E4FileDefrag result; /* of the first pass */
 } Candidate;
@@ -41,6 +43,7 @@ typedef struct {
 	bool making_room;  /* the third pass */
 	uint64_t fruitless; /* bytes of the retries in a row that gained nothing */
 	GHashTable *dirs;  /* dir ino -> E4Handle */
+	E4Exclude *exclude; /* marked directories, for the walk */
 	GMutex lock;       /* guards sum, next and the callbacks */
 	E4DefragSummary *sum;
 	size_t next;
@@ -82,6 +85,7 @@ void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
 	dst->room_files_moved += src->room_files_moved;
 	dst->room_gave_way += src->room_gave_way;
 	dst->retried += src->retried;
+	dst->resumed += src->resumed;
 	dst->seconds += src->seconds;
 	if (!dst->first_error)
 		dst->first_error = src->first_error;
@@ -98,6 +102,30 @@ void e4_defrag_summary_add(E4DefragSummary *s, const E4FileDefrag *res)
 	s->runs_before += res->runs_before;
 	s->runs_after += res->runs_after;
 	s->bytes_moved += res->bytes_moved;
+}
+
+static int64_t mtime_of(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Skips that a later job may find otherwise (or that a user may lift:
+ * an exclusion mark removed). */
+static bool transient(E4DefragSkip k)
+{
+	return k == E4_DSKIP_EXCLUDED || k == E4_DSKIP_CHANGED || k == E4_DSKIP_BUSY ||
+	       k == E4_DSKIP_NO_SPACE || k == E4_DSKIP_LOCKED || k == E4_DSKIP_RUNNING;
+}
+
+/* Remembers a file that needs nothing more, for a resumed job. Under the
+ * lock, or before the workers start. */
+static void note_finished(Plan *p, const E4FileDefrag *res, uint64_t size, int64_t mtime_ns)
+{
+	E4Outcome o = res->outcome;
+	bool finished = o == E4_OUTCOME_IMPROVED || o == E4_OUTCOME_OPTIMAL || o == E4_OUTCOME_NO_GAIN ||
+			(o == E4_OUTCOME_SKIPPED && !transient(res->skip));
+	if (p->opts->finished && finished)
+		e4_resume_add(p->opts->finished, res->ino, size, mtime_ns);
 }
 
 static void finish_file(Plan *p, const char *path, const E4FileDefrag *res)
@@ -158,11 +186,23 @@ static E4FileDefrag unanalysable(const E4FileResult *r)
 static int plan_file(int dirfd, const char *name, const struct stat *st, const char *path,
 		     void *user)
 {
-	(void)st;
 	Plan *p = user;
 	const E4DefragOpts *f = &p->opts->file;
 	if (f->cancelled && f->cancelled(f->user))
 		return -ECANCELED;
+	if (e4_exclude_at(p->exclude, dirfd, name)) {
+		/* Not even mapped: left alone, as the user asked. */
+		p->sum->files_total++;
+		finish_file(p, path, &(E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_EXCLUDED,
+						      .ino = st->st_ino, .size = (uint64_t)st->st_size });
+		return 0;
+	}
+	if (p->opts->done && e4_resume_has(p->opts->done, st->st_ino, (uint64_t)st->st_size, mtime_of(st))) {
+		p->sum->resumed++; /* finished by the job resumed: not examined again */
+		note_finished(p, &(E4FileDefrag){ .outcome = E4_OUTCOME_OPTIMAL, .ino = st->st_ino },
+			      (uint64_t)st->st_size, mtime_of(st));
+		return 0;
+	}
 	E4FileResult r;
 	if (e4_inspect_at(dirfd, name, e4_defrag_geometry(p->d), NULL, &r) < 0)
 		return 0; /* gone or replaced meanwhile */
@@ -177,7 +217,7 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 		int rc = candidate_handles(p, dirfd, name, &fh, &dh);
 		if (rc == 0) {
 			Candidate c = { fh, dh, g_strdup(path), e4_figures_rank(&r.fig), p->todo->len,
-					.fig = r.fig };
+					.mtime_ns = mtime_of(st), .fig = r.fig };
 			g_array_append_val(p->todo, c);
 			p->sum->bytes_total += res.size;
 			return 0;
@@ -186,6 +226,7 @@ static int plan_file(int dirfd, const char *name, const struct stat *st, const c
 		res.error = -rc;
 	}
 	finish_file(p, path, &res);
+	note_finished(p, &res, (uint64_t)st->st_size, mtime_of(st));
 	return 0;
 }
 
@@ -345,6 +386,9 @@ static void move_candidate(Worker *w, Candidate *c)
 	} else {
 		c->result = res;
 		finish_file(p, c->path, &res);
+		g_mutex_lock(&p->lock);
+		note_finished(p, &res, c->fig.size, c->mtime_ns);
+		g_mutex_unlock(&p->lock);
 	}
 }
 
@@ -502,6 +546,7 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 	g_array_set_clear_func(p.todo, clear_candidate);
 	p.queue = g_ptr_array_new();
 	g_mutex_init(&p.lock);
+	p.exclude = e4_exclude_new();
 	int rc = e4_walk(dirfd, e4_defrag_dev(d), plan_file, &p);
 	if (rc == 0) {
 		if (p.todo->len > 1)
@@ -522,6 +567,7 @@ int e4_defrag_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4Defra
 	g_ptr_array_free(p.queue, TRUE);
 	g_array_free(p.todo, TRUE);
 	g_hash_table_destroy(p.dirs);
+	e4_exclude_free(p.exclude);
 	g_mutex_clear(&p.lock);
 	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
 	return rc;

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "defrag.h"
+#include "resume.h"
 
 typedef struct {
 	uint64_t files_total, files_done;   /* regular files of the subtree */
@@ -19,6 +20,8 @@ typedef struct {
 	uint64_t room_gave_way;             /* making room stopped for others' free
 	                                     * space (then no more is made) */
 	uint64_t retried;                   /* files given a second donor */
+	uint64_t resumed;                   /* files passed over: finished by
+	                                     * the job resumed (opts.done) */
 	double seconds;
 	int first_error;                    /* errno of the first failed file */
 } E4DefragSummary;
@@ -37,6 +40,13 @@ typedef struct {
 	 * root jobs only. room_fd: a directory fd of the ext4 mount point. */
 	bool make_room;
 	int room_fd;
+	/* Files finished by an earlier job (same inode, size and mtime) are
+	 * passed over unexamined and counted as resumed; NULL: none. */
+	const E4Resume *done;
+	/* When not NULL, gets every file that ended improved, optimal,
+	 * no-gain or skipped (not excluded), and those of done passed over:
+	 * the done set of the next job. */
+	E4Resume *finished;
 	/* Called (serialized) whenever the summary changes, with the path of
 	 * the file being moved (relative to the subtree) or NULL. */
 	void (*progress)(const E4DefragSummary *now, const char *current, void *user);

@@ -10,6 +10,7 @@
 
 #include "defrag_parts.h"
 #include "donor.h"
+#include "exclude.h"
 #include "figures.h"
 #include "score.h"
 #include "walk.h"
@@ -29,6 +30,7 @@ typedef struct {
 	const E4DefragTreeOpts *opts;
 	E4DefragSummary *sum;
 	GHashTable *seen;       /* inodes already met in this job */
+	E4Exclude *exclude;     /* marked directories */
 	GString *path;          /* of the directory being packed, relative, "" or "a/b/" */
 	uint32_t block_size;
 	uint32_t page_blocks;   /* blocks per page: a move's two starts must agree modulo it */
@@ -175,11 +177,15 @@ static GArray *plan_files(Pack *pk, int dirfd, const E4DirList *list)
 		if (e->kind != E4_ENTRY_FILE || !g_hash_table_add(pk->seen, g_memdup2(&e->ino, sizeof(e->ino))))
 			continue;
 		Item it = { .name = g_strdup(e->name) };
-		int rc = map_item(pk, dirfd, &it);
-		if (rc < 0) {
+		bool excluded = e4_exclude_at(pk->exclude, dirfd, e->name); /* then not even mapped */
+		int rc = excluded ? 0 : map_item(pk, dirfd, &it);
+		if (rc < 0 || excluded) {
 			E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED, .error = -rc };
 			if (rc == -ENOENT)
 				res = (E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_CHANGED };
+			if (excluded)
+				res = (E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_EXCLUDED,
+						      .ino = e->ino };
 			pk->sum->files_total++;
 			finish(pk, it.name, &res);
 			item_clear(&it);
@@ -293,11 +299,13 @@ int e4_pack_tree(E4Defrag *d, int dirfd, const E4DefragTreeOpts *opts, E4DefragS
 		.page_blocks = page > (long)bs ? (uint32_t)(page / bs) : 1,
 		.seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
 		.path = g_string_new(NULL),
+		.exclude = e4_exclude_new(),
 	};
 	gint64 start = g_get_monotonic_time();
 	int rc = pack_dir(&pk, dirfd, 0);
 	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
 	g_hash_table_destroy(pk.seen);
+	e4_exclude_free(pk.exclude);
 	g_string_free(pk.path, TRUE);
 	if (rc == 0 && cancelled(&pk))
 		rc = -ECANCELED;

@@ -205,6 +205,8 @@ static void render_defrag_progress(GString *out, const E4DefragSummary *s, const
 static void render_defrag_result(GString *out, const E4DefragSummary *s)
 {
 	g_string_append_printf(out, "files: %" G_GUINT64_FORMAT "\n", s->files_done);
+	if (s->resumed)
+		g_string_append_printf(out, "resumed: %" G_GUINT64_FORMAT "\n", s->resumed);
 	for (int o = 0; o < E4_OUTCOME__COUNT; o++)
 		g_string_append_printf(out, "%s: %" G_GUINT64_FORMAT "\n", e4_outcome_name((E4Outcome)o),
 				       s->outcomes[o]);
@@ -373,6 +375,27 @@ char *e4_render_metrics(const E4Metrics *m)
 	metric_head(out, "e4infofs_defrag_seconds_total", "counter", "Seconds spent in defragmentation jobs.");
 	g_string_append(out, "e4infofs_defrag_seconds_total ");
 	append_real(out, m->defrag.seconds, 3);
+	g_string_append_c(out, '\n');
+	return g_string_free(out, FALSE);
+}
+
+char *e4_render_plan(const E4Plan *p, uint32_t block_size, double rate, const char *rate_source,
+		     bool make_room)
+{
+	GString *out = g_string_new(NULL);
+	g_string_append_printf(out,
+			       "files: %" G_GUINT64_FORMAT "\nbytes: %" G_GUINT64_FORMAT "\nblocks: %" G_GUINT64_FORMAT
+			       "\nruns_now: %" G_GUINT64_FORMAT "\nruns_expected: %" G_GUINT64_FORMAT
+			       "\nruns_ideal: %" G_GUINT64_FORMAT "\nno_gain_files: %" G_GUINT64_FORMAT
+			       "\nroom_needed: %s\nroom_files: %" G_GUINT64_FORMAT "\nmake_room: %d"
+			       "\nskipped_excluded: %" G_GUINT64_FORMAT "\nfree_map: %s\nfree_blocks: %" G_GUINT64_FORMAT
+			       "\nfree_extents: %" G_GUINT64_FORMAT "\nrate_mibps: ",
+			       p->files, p->bytes, p->blocks, p->runs_now, p->runs_expected, p->runs_ideal,
+			       p->no_gain, p->room_files ? "yes" : "no", p->room_files, make_room,
+			       p->skipped_excluded, p->free_known ? "yes" : "no", p->free_blocks, p->free_extents);
+	append_real(out, rate / 1048576.0, 1);
+	g_string_append_printf(out, "\nrate_source: %s\nseconds_expected: ", rate_source);
+	append_real(out, rate > 0 ? (double)p->blocks * block_size / rate : 0, 1);
 	g_string_append_c(out, '\n');
 	return g_string_free(out, FALSE);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <glib.h>
 
+#include "exclude.h"
 #include "inspect.h"
 #include "walk.h"
 #include "watch.h"
@@ -23,6 +24,8 @@ typedef struct {
 	uint32_t nlink;
 	int16_t skip;           /* -1 analysed, else E4SkipReason */
 	bool valid;             /* false: vanished, or never inspected */
+	bool marked;            /* carries the exclusion mark (exclude.h); setting
+	                         * it changes ctime, so it is read with the figures */
 	E4FileFigures fig;
 } FileRec;
 
@@ -40,6 +43,8 @@ typedef struct {
 	SubdirRec *subdirs;
 	size_t nsubdirs;
 	bool clean;             /* watched, and no event since it was checked */
+	bool marked;            /* carries the exclusion mark: read when relisted
+	                         * (setting it changes the directory's ctime) */
 } DirRec;
 
 struct E4Tree {
@@ -128,8 +133,10 @@ static void inspect_rec(E4Tree *tree, int dirfd, FileRec *rec)
 	if (g_atomic_int_get(&tree->stop))
 		return;
 	__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
-	if (e4_inspect_at(dirfd, rec->name, &tree->geom, NULL, &r) == 0)
+	if (e4_inspect_at(dirfd, rec->name, &tree->geom, NULL, &r) == 0) {
 		store_result(rec, &r);
+		rec->marked = e4_exclude_marked_at(dirfd, rec->name);
+	}
 }
 
 static void run_job(gpointer data, gpointer user)
@@ -233,6 +240,7 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	rec->ino = st->st_ino;
 	rec->mtime_ns = ns(&st->st_mtim);
 	rec->ctime_ns = ns(&st->st_ctim);
+	rec->marked = e4_exclude_marked(fd);
 	rec->names = g_string_chunk_new(4096);
 	rec->files = g_new0(FileRec, list.n);
 	rec->subdirs = g_new0(SubdirRec, list.n);
@@ -334,14 +342,22 @@ typedef struct {
 	GString *path;
 	E4TreeResult *out;
 	GHashTable *visited;
+	E4TreeEachFn each;      /* NULL: none */
+	void *user;
 } Aggregate;
 
-static void aggregate_file(Aggregate *ag, const FileRec *f)
+static void aggregate_file(Aggregate *ag, const FileRec *f, bool excluded)
 {
 	if (!f->valid)
 		return;
 	if (f->nlink > 1 && !g_hash_table_add(ag->seen, g_memdup2(&f->ino, sizeof(f->ino))))
 		return;
+	if (ag->each) {
+		size_t mark = ag->path->len;
+		g_string_append(ag->path, f->name);
+		ag->each(&(E4TreeFile){ ag->path->str, f->skip, &f->fig, excluded || f->marked }, ag->user);
+		g_string_truncate(ag->path, mark);
+	}
 	if (f->skip >= 0) {
 		e4_summary_skip(&ag->out->sum, (E4SkipReason)f->skip);
 		return;
@@ -355,18 +371,19 @@ static void aggregate_file(Aggregate *ag, const FileRec *f)
 	g_string_truncate(ag->path, mark);
 }
 
-static void aggregate_dir(Aggregate *ag, uint64_t ino)
+static void aggregate_dir(Aggregate *ag, uint64_t ino, bool excluded)
 {
 	DirRec *rec = g_hash_table_lookup(ag->tree->dirs, &ino);
 	if (!rec || !g_hash_table_add(ag->visited, g_memdup2(&ino, sizeof(ino))))
 		return;
+	excluded = excluded || rec->marked;
 	/* A hard-linked file counts in the summary once, but in the locality
 	 * of every directory holding a name of it: a reader of each directory
 	 * reads it there. */
 	E4DirLoc loc = {0};
 	for (size_t i = 0; i < rec->nfiles; i++) {
 		const FileRec *f = &rec->files[i];
-		aggregate_file(ag, f);
+		aggregate_file(ag, f, excluded);
 		if (f->valid && f->skip < 0)
 			e4_dirloc_add(&loc, &f->fig);
 	}
@@ -377,7 +394,7 @@ static void aggregate_dir(Aggregate *ag, uint64_t ino)
 		size_t mark = ag->path->len;
 		g_string_append(ag->path, rec->subdirs[i].name);
 		g_string_append_c(ag->path, '/');
-		aggregate_dir(ag, rec->subdirs[i].ino);
+		aggregate_dir(ag, rec->subdirs[i].ino, excluded);
 		g_string_truncate(ag->path, mark);
 	}
 }
@@ -483,6 +500,14 @@ static int scan_begin(E4Tree *tree, int dirfd, struct stat *st, Scan *scan)
 
 int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
 {
+	return e4_tree_scan_each(tree, dirfd, top_n, out, NULL, NULL);
+}
+
+int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, E4TreeEachFn each,
+		      void *user)
+{
+	/* Marks of the directory and those above it (below it: the cache's). */
+	bool above = each && e4_exclude_dir(NULL, dirfd);
 	gint64 start = g_get_monotonic_time();
 	struct stat st;
 	Scan scan;
@@ -502,9 +527,10 @@ int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
 		.tree = tree, .out = out, .path = g_string_new(NULL),
 		.seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
 		.visited = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+		.each = each, .user = user,
 	};
 	uint64_t root = st.st_ino;
-	aggregate_dir(&ag, root);
+	aggregate_dir(&ag, root, above);
 	g_mutex_unlock(&tree->lock);
 
 	g_hash_table_destroy(ag.seen);
@@ -531,7 +557,7 @@ int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
 		const FileRec *f = &rec->files[i];
 		if (!f->valid)
 			continue;
-		E4TreeFile file = { f->name, f->skip, &f->fig };
+		E4TreeFile file = { f->name, f->skip, &f->fig, f->marked };
 		rc = fn(&file, user);
 	}
 	g_mutex_unlock(&tree->lock);

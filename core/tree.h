@@ -28,12 +28,17 @@ typedef struct {
 	time_t when;            /* when it ended */
 } E4TreeResult;
 
-/* One file as e4_tree_dir_files reports it. */
+/* One file as e4_tree_dir_files (name: its name) and e4_tree_scan_each
+ * (name: its path relative to the scanned directory) report it. */
 typedef struct {
 	const char *name;
 	int skip;               /* -1 analysed, else E4SkipReason */
 	const E4FileFigures *fig; /* fig->size is valid even when skipped */
+	bool excluded;          /* marked (exclude.h); from e4_tree_scan_each also
+	                         * below a marked directory, up to the fs root */
 } E4TreeFile;
+
+typedef void (*E4TreeEachFn)(const E4TreeFile *file, void *user);
 
 typedef int (*E4TreeFileFn)(const E4TreeFile *file, void *user);
 
@@ -64,6 +69,13 @@ int e4_tree_watch(E4Tree *tree, int mount_fd);
  * unchanged (or, when watched, when its directory had no event); anything
  * else is inspected again. Returns 0 or -errno. */
 int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out);
+
+/* e4_tree_scan, also calling each (when not NULL) for every file of the
+ * subtree (each inode once, in the summary's order: a directory's files
+ * in readdir order, then its subdirectories) from the cache. The marks of
+ * the directories above dirfd cost a getxattr each. */
+int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, E4TreeEachFn each,
+		      void *user);
 
 /* Calls fn for each regular file directly in dirfd, in readdir order,
  * after the same revalidation (no recursion). Returns 0, -errno, or fn's

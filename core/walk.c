@@ -100,6 +100,27 @@ int e4_open_subdir(int dirfd, const char *name, dev_t dev, struct stat *st)
 	return fd;
 }
 
+void e4_climb(int dirfd, E4ClimbFn fn, void *user)
+{
+	int fd = dup(dirfd);
+	dev_t dev = 0;
+	uint64_t prev = 0;
+	for (int depth = 0; fd >= 0 && depth < E4_CLIMB_MAX; depth++) {
+		struct stat st;
+		if (fstat(fd, &st) < 0 || (depth > 0 && (st.st_dev != dev || st.st_ino == prev)))
+			break; /* another filesystem, or ".." of the root: itself */
+		dev = st.st_dev;
+		prev = st.st_ino;
+		if (fn(fd, &st, user))
+			break;
+		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(fd);
+		fd = up;
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 typedef struct {
 	dev_t dev;
 	E4WalkFileFn fn;

@@ -35,6 +35,17 @@ void e4_dir_list_clear(E4DirList *list);
  * close-on-exec) with *st filled, or -errno (EXDEV for another fs). */
 int e4_open_subdir(int dirfd, const char *name, dev_t dev, struct stat *st);
 
+/* Called by e4_climb for a directory (fd: O_PATH) and its stat. Return
+ * true to stop the climb there. */
+typedef bool (*E4ClimbFn)(int fd, const struct stat *st, void *user);
+
+/* Calls fn for the directory dirfd, then for each directory above it on
+ * the same filesystem, up to the filesystem's root (whose ".." is
+ * itself), at most E4_CLIMB_MAX levels, until fn returns true. Never
+ * follows a symlink. */
+#define E4_CLIMB_MAX 100000
+void e4_climb(int dirfd, E4ClimbFn fn, void *user);
+
 /* Called for each regular file: dirfd and name locate it, st is its lstat.
  * path is its path relative to the walk's root. Return 0 to go on, or a
  * negative errno to stop the walk with that error. */

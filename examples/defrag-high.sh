@@ -2,12 +2,19 @@
 # Defragments the top-level directories of an e4infofs mount whose score
 # is above a threshold, one after the other, and prints what it did.
 #
-#   defrag-high.sh [-n] MOUNT [THRESHOLD]
+#   defrag-high.sh [-n] [-s SECONDS] MOUNT [THRESHOLD]
 #
 #   MOUNT      an e4infofs mount point (e.g. /mnt/e4info or /run/e4infofs/home)
 #   THRESHOLD  0-100; directories scoring more are defragmented (default 55:
 #              e4defrag's "needs defrag" band starts at 56)
 #   -n         only print what would be done
+#   -s SECONDS a window for the whole run: each job gets the time left of
+#              it as its deadline (`echo "1 seconds=LEFT"`), and once it is
+#              used up the remaining directories wait. A job stopped by the
+#              window is no failure: the daemon records what it finished,
+#              and the next run's job on that directory resumes with the
+#              rest, worst first (docs/defrag.md#resume), so a nightly
+#              window continues the next night.
 #
 # Each job is `echo 1 > DIR/defrag` (it returns when the job ends); its
 # result is then read back from DIR/defrag. Files at the top level of the
@@ -23,14 +30,15 @@ export LC_ALL=C
 
 prog=${0##*/}
 usage() {
-	echo "usage: $prog [-n] MOUNT [THRESHOLD]" >&2
+	echo "usage: $prog [-n] [-s SECONDS] MOUNT [THRESHOLD]" >&2
 	exit 2
 }
 
-dry_run=0
-while getopts "nh" opt; do
+dry_run=0 window=""
+while getopts "ns:h" opt; do
 	case $opt in
 	n) dry_run=1 ;;
+	s) window=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -41,6 +49,8 @@ mnt=${1%/}
 threshold=${2:-55}
 [[ $threshold =~ ^[0-9]+$ ]] && [ "$threshold" -le 100 ] ||
 	{ echo "$prog: THRESHOLD must be an integer 0-100, not '$threshold'" >&2; exit 2; }
+[ -z "$window" ] || { [[ $window =~ ^[0-9]+$ ]] && [ "$window" -ge 1 ]; } ||
+	{ echo "$prog: SECONDS must be a positive integer, not '$window'" >&2; exit 2; }
 # The root of an e4infofs mount has `jobs` and `metrics`.
 if [ ! -f "$mnt/jobs" ] || [ ! -f "$mnt/metrics" ]; then
 	echo "$prog: $mnt is not the root of an e4infofs mount" >&2
@@ -62,7 +72,8 @@ key() {
 	sed -n "s/^$2: //p" <<<"$1" | head -n 1
 }
 
-checked=0 done_jobs=0 failed=0
+checked=0 done_jobs=0 failed=0 stopped=0 waiting=0
+window_start=$SECONDS
 shopt -s nullglob dotglob
 for d in "$mnt"/*/; do
 	d=${d%/}
@@ -83,9 +94,19 @@ for d in "$mnt"/*/; do
 		echo "$name: score $score > $threshold, would defragment"
 		continue
 	fi
-	echo "$name: score $score > $threshold, defragmenting"
+	line=1
+	if [ -n "$window" ]; then
+		left=$((window - (SECONDS - window_start)))
+		if [ "$left" -le 0 ]; then
+			echo "$name: score $score > $threshold, waits: the window of $window s is used up"
+			waiting=$((waiting + 1))
+			continue
+		fi
+		line="1 seconds=$left"
+	fi
+	echo "$name: score $score > $threshold, defragmenting${window:+ (at most $left s)}"
 	start=$SECONDS
-	if err=$({ printf '1\n' >"$d/defrag"; } 2>&1); then
+	if err=$({ printf '%s\n' "$line" >"$d/defrag"; } 2>&1); then
 		ok=1
 	else
 		ok=0
@@ -96,7 +117,10 @@ for d in "$mnt"/*/; do
 	summary="improved $(key "$status" improved), optimal $(key "$status" optimal), no-gain $(key "$status" no-gain), skipped $(key "$status" skipped), failed $(key "$status" failed)"
 	summary+="; runs $(key "$status" runs_before) -> $(key "$status" runs_after)"
 	summary+="; $(key "$status" bytes_moved) bytes moved in $(key "$status" seconds) s; score now $after"
-	if [ "$ok" = 1 ]; then
+	if [ "$ok" = 1 ] && [ "$(key "$status" state)" = stopped ]; then
+		stopped=$((stopped + 1))
+		echo "$name: stopped at the end of the window, $(key "$status" bytes_left) bytes left for the next run: $summary"
+	elif [ "$ok" = 1 ]; then
 		done_jobs=$((done_jobs + 1))
 		echo "$name: done: $summary"
 	else
@@ -107,5 +131,5 @@ for d in "$mnt"/*/; do
 		[ -n "$(key "$status" files)" ] && echo "$name: $summary"
 	fi
 done
-echo "summary: $checked directories checked, threshold $threshold, $done_jobs defragmented, $failed failed"
+echo "summary: $checked directories checked, threshold $threshold, $done_jobs defragmented, $failed failed${window:+, $stopped stopped and $waiting waiting at the end of the window}"
 [ "$failed" -eq 0 ]

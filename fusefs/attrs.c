@@ -8,6 +8,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "exclude.h"
 #include "inspect.h"
 #include "jobs.h"
 #include "walk.h"
@@ -28,11 +29,12 @@ static const struct {
 	[ATTR_DEFRAG] = { "defrag", ON_DIR | ON_FILE },
 	[ATTR_JOBS] = { "jobs", ON_ROOT },
 	[ATTR_FREESPACE] = { "freespace", ON_ROOT },
+	[ATTR_PLAN] = { "plan", ON_DIR | ON_FILE },
 };
 
 const char *const e4_reserved_names[] = {
 	"score", "extents", "stats", "stats.json", "report", "metrics", "defrag", "jobs", "freespace",
-	NULL,
+	"plan", NULL,
 };
 
 const char *e4_attr_name(AttrId id)
@@ -257,6 +259,45 @@ static int render_freespace(E4Fs *fs, char **out)
 	return rc;
 }
 
+static void plan_file(const E4TreeFile *f, void *planner)
+{
+	e4_planner_add(planner, f->name, f->skip < 0 ? f->fig : NULL, f->excluded);
+}
+
+/* What `echo 1 > defrag` would do now: the files from the cache (a
+ * directory) or one inspection (a file), the free space from one GETFSMAP. */
+static int generate_plan(E4Fs *fs, E4AttrWork *w, char **out)
+{
+	uint32_t bs = fs->info->geom.block_size;
+	E4DefragOpts opts = { .good_kib = fs->good_kib, .min_runs = fs->job_defaults.min_runs };
+	E4Planner *pl = e4_planner_new(&opts, bs, fs->worst_first);
+	int rc = 0;
+	if (w->is_dir) {
+		E4TreeResult res;
+		rc = e4_tree_scan_each(fs->tree, w->fd, 0, &res, plan_file, pl);
+		if (rc == 0)
+			e4_tree_result_clear(&res);
+	} else {
+		E4FileResult r;
+		rc = e4_inspect_fd(w->fd, &fs->info->geom, NULL, &r);
+		if (rc == 0)
+			e4_planner_add(pl, "", r.skip < 0 ? &r.fig : NULL, w->excluded_above || e4_exclude_marked(w->fd));
+	}
+	if (rc < 0) {
+		e4_planner_free(pl);
+		return rc;
+	}
+	bool known = e4_freespace_each(fs->root_fd, bs, e4_planner_free_extent, pl) == 0;
+	E4Plan plan;
+	e4_planner_finish(pl, known, &plan);
+	e4_planner_free(pl);
+	const char *source;
+	double rate = e4fs_move_rate(fs, w->fd, plan.largest, &source);
+	*out = e4_render_plan(&plan, bs, rate, source, fs->fsroot_fd >= 0);
+	e4_plan_clear(&plan);
+	return 0;
+}
+
 int e4_attr_prepare(E4Fs *fs, Node *node, AttrId id, const Caller *caller, E4AttrWork *w)
 {
 	*w = (E4AttrWork){ .id = id, .fd = -1, .is_dir = node->is_dir, .caller = *caller };
@@ -266,6 +307,12 @@ int e4_attr_prepare(E4Fs *fs, Node *node, AttrId id, const Caller *caller, E4Att
 	}
 	if (id == ATTR_FREESPACE || id == ATTR_METRICS || id == ATTR_JOBS)
 		return 0;
+	if (id == ATTR_PLAN && !node->is_dir) {
+		int pfd = e4fs_node_open_parent(fs, node, NULL);
+		w->excluded_above = pfd >= 0 && e4_exclude_dir(NULL, pfd);
+		if (pfd >= 0)
+			close(pfd);
+	}
 	w->fd = open_real(fs, node);
 	return w->fd < 0 ? w->fd : 0;
 }
@@ -284,6 +331,8 @@ static int run_work(E4Fs *fs, E4AttrWork *w, char **out)
 	case ATTR_JOBS:
 		*out = e4fs_jobs_list(fs);
 		return 0;
+	case ATTR_PLAN:
+		return generate_plan(fs, w, out);
 	default:
 		return w->is_dir ? generate_dir(fs, w->fd, w->id, &w->caller, out)
 				 : generate_file(fs, w->fd, w->id, out);

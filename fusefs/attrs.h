@@ -16,6 +16,7 @@ typedef enum {
 	ATTR_DEFRAG,
 	ATTR_JOBS,
 	ATTR_FREESPACE,
+	ATTR_PLAN,
 	ATTR__COUNT
 } AttrId;
 
@@ -43,6 +44,7 @@ typedef struct {
 	bool is_dir;
 	Caller caller;
 	char *text;   /* content that depends on the node, made at once */
+	bool excluded_above; /* a file node's directories carry the exclusion mark */
 } E4AttrWork;
 
 /* Takes what generating attribute id of node for caller needs: opens the

@@ -36,6 +36,7 @@ typedef struct {
 	Node *root;
 	int root_fd;         /* fd of SOURCE (not O_PATH), the mount fd for handles */
 	int donor_dir_fd;    /* -o donor_dir, or -1 */
+	int state_dir_fd;    /* -o state_dir (resume state), or -1 */
 	bool by_path;        /* no CAP_DAC_READ_SEARCH: nodes are opened by their
 	                      * path beneath root_fd, checked against their handle */
 	int fsroot_fd;       /* the ext4 mount point, to make room across the whole
@@ -58,6 +59,8 @@ typedef struct {
 	uint64_t metrics_scans; /* atomic: scans made to answer metrics itself */
 	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
 	E4DefragSummary jobs_totals;
+	double job_rate;     /* bytes/s of the last unthrottled defrag job, 0 none (jobs_lock) */
+	double probe_rate;   /* bytes/s of plan's read probe, 0 not yet (jobs_lock) */
 	GThreadPool *generators; /* make attribute contents, e4fs_generate */
 	E4Handles *handles;  /* contents of open attribute files (E4Content) */
 	E4Handles *listings; /* listings of open directories */
@@ -71,6 +74,9 @@ void e4fs_listing_free(gpointer listing);
 /* Runs one generation that an open queued on fs->generators (ops.c):
  * makes the content and answers the reads waiting for it. */
 void e4fs_generate(gpointer generation, gpointer fs);
+
+/* Where resume state is kept unless -o state_dir says otherwise. */
+#define E4FS_STATE_DIR "/var/lib/e4infofs"
 
 /* The size a `defrag` trigger reports: larger than any write it accepts
  * and than its status text (direct_io reads go to EOF anyway). */

@@ -7,15 +7,18 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/vfs.h>
 
 #include "defragtree.h"
 #include "escape.h"
+#include "exclude.h"
 #include "makeroom.h"
 #include "ioprio.h"
 #include "pack.h"
+#include "plan.h"
+#include "beneath.h"
 #include "render.h"
-
-#define MAX_DEPTH 100000
+#include "walk.h"
 
 typedef struct {
 	E4Fs *fs;
@@ -26,31 +29,33 @@ typedef struct {
 	gint cancel;            /* atomic: set by a "cancel" write */
 	gint64 deadline;        /* monotonic µs from which it stops; 0: none */
 	gint stopped;           /* atomic: the deadline stopped it */
+	bool rates;             /* a defrag job without a throttle: its rate is plan's */
 	GMutex lock;            /* guards sum and current */
 	E4DefragSummary sum;
 	char *current;
 } Job;
 
+typedef struct {
+	E4Fs *fs;
+	GArray *chain;
+} Ancestors;
+
+static bool push_ino(int fd, const struct stat *st, void *user)
+{
+	(void)fd;
+	Ancestors *a = user;
+	if (st->st_dev != a->fs->info->dev)
+		return true;
+	uint64_t ino = st->st_ino;
+	g_array_append_val(a->chain, ino);
+	return ino == a->fs->root->real_ino;
+}
+
 /* Pushes the inos of dirfd and its ancestors up to SOURCE's root. */
 static void push_ancestors(E4Fs *fs, int dirfd, GArray *chain)
 {
-	int fd = dup(dirfd);
-	for (int depth = 0; fd >= 0 && depth < MAX_DEPTH; depth++) {
-		struct stat st;
-		if (fstat(fd, &st) < 0 || st.st_dev != fs->info->dev)
-			break;
-		uint64_t ino = st.st_ino;
-		if (chain->len && g_array_index(chain, uint64_t, chain->len - 1) == ino)
-			break; /* ".." of the filesystem root is itself */
-		g_array_append_val(chain, ino);
-		if (ino == fs->root->real_ino)
-			break;
-		int up = openat(fd, "..", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(fd);
-		fd = up;
-	}
-	if (fd >= 0)
-		close(fd);
+	Ancestors a = { fs, chain };
+	e4_climb(dirfd, push_ino, &a);
 }
 
 /* A directory fd for the donor of a file node: its directory when known. */
@@ -185,6 +190,9 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	E4RoomMade room = {0};
 	if (fd < 0 || dirfd < 0)
 		res.error = fd < 0 ? -fd : dir_err;
+	else if (e4_exclude_dir(NULL, dirfd)) /* its own mark: e4_defrag_admit */
+		res = (E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_EXCLUDED,
+				      .ino = job->node->real_ino, .size = job->sum.bytes_total };
 	else
 		e4_defrag_file_making_room(fs->defrag, fd, dirfd, fs->fsroot_fd, &fopts, &res, &room);
 	if (fd >= 0)
@@ -206,6 +214,52 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	on_file_done(".", &res, job);
 }
 
+/* The name of the resume state of a job on directory inode ino: the
+ * filesystem's id (statfs f_fsid, from its UUID on ext4) and the inode. */
+static char *state_name(E4Fs *fs, uint64_t ino)
+{
+	struct statfs sf;
+	unsigned a = 0, b = 0;
+	if (fstatfs(fs->root_fd, &sf) == 0) {
+		int v[2];
+		memcpy(v, &sf.f_fsid, sizeof(v));
+		a = (unsigned)v[0];
+		b = (unsigned)v[1];
+	}
+	return g_strdup_printf("resume-%08x%08x-%" PRIu64, a, b, ino);
+}
+
+/* The done set left by a stopped job on the node, or NULL (none, or a
+ * damaged file: ignored, with a line in the log). */
+static E4Resume *load_state(E4Fs *fs, const char *name)
+{
+	E4Resume *done = NULL;
+	int rc = e4_resume_load(fs->state_dir_fd, name, &done);
+	if (rc == -EBADMSG)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s damaged: ignored\n", name);
+	else if (rc < 0 && rc != -ENOENT)
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s: %s: ignored\n", name, g_strerror(-rc));
+	else if (done)
+		fuse_log(FUSE_LOG_INFO, "e4infofs: resuming from %s: %zu files finished before\n", name,
+			 e4_resume_count(done));
+	return done;
+}
+
+/* After a job: a deadline's stop leaves what was finished for the next
+ * job; a job that went through ends the state; a cancel or failure
+ * leaves it as it was. */
+static void store_state(E4Fs *fs, Job *job, int rc, const char *name, const E4Resume *finished)
+{
+	if (rc == -ECANCELED && only_stopped(job)) {
+		int err = e4_resume_save(finished, fs->state_dir_fd, name);
+		if (err < 0)
+			fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s not written: %s\n", name,
+				 g_strerror(-err));
+	} else if (rc == 0 && unlinkat(fs->state_dir_fd, name, 0) < 0 && errno != ENOENT) {
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: resume state %s not removed: %s\n", name, g_strerror(errno));
+	}
+}
+
 static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 {
 	E4Fs *fs = job->fs;
@@ -222,10 +276,23 @@ static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 		.make_room = fs->fsroot_fd >= 0,
 		.room_fd = fs->fsroot_fd,
 	};
+	g_autofree char *state = NULL;
+	E4Resume *done = NULL, *finished = NULL;
+	if (kind == E4FS_JOB_DEFRAG && fs->state_dir_fd >= 0) {
+		state = state_name(fs, job->root_ino);
+		topts.done = done = load_state(fs, state);
+		topts.finished = finished = e4_resume_new();
+		if (done)
+			topts.worst_first = true; /* what is left, the most useful first */
+	}
 	E4DefragSummary sum;
 	int rc = kind == E4FS_JOB_PACK ? e4_pack_tree(fs->defrag, dirfd, &topts, &sum)
 				       : e4_defrag_tree(fs->defrag, dirfd, &topts, &sum);
 	close(dirfd);
+	if (state)
+		store_state(fs, job, rc, state, finished);
+	e4_resume_free(done);
+	e4_resume_free(finished);
 	g_mutex_lock(&job->lock);
 	job->sum = sum;
 	g_mutex_unlock(&job->lock);
@@ -241,6 +308,9 @@ static const char *result_state(Job *job, int rc)
 	return only_stopped(job) ? "stopped" : "done";
 }
 
+/* A job that moved less says little about the rate. */
+#define RATE_MIN_BYTES (8ull << 20)
+
 static void store_result(E4Fs *fs, Job *job, int rc)
 {
 	char *text = e4_render_defrag_status(result_state(job, rc), &job->sum, NULL, false);
@@ -249,6 +319,8 @@ static void store_result(E4Fs *fs, Job *job, int rc)
 	g_hash_table_replace(fs->results, g_memdup2(&job->root_ino, sizeof(job->root_ino)), text);
 	fs->jobs_done++;
 	e4_defrag_summary_merge(&fs->jobs_totals, &job->sum);
+	if (job->rates && job->sum.bytes_moved >= RATE_MIN_BYTES && job->sum.seconds > 0)
+		fs->job_rate = (double)job->sum.bytes_moved / job->sum.seconds;
 	g_mutex_unlock(&fs->jobs_lock);
 	const E4DefragSummary *s = &job->sum;
 	fuse_log(FUSE_LOG_INFO,
@@ -356,6 +428,7 @@ static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid
 		opts.chunk_bytes = throttled_chunk(limits.mibps);
 		opts.throttle = throttle = e4_throttle_new(limits.mibps * 1048576.0, 0, NULL);
 	}
+	job->rates = kind == E4FS_JOB_DEFRAG && limits.mibps <= 0;
 	int prio = enter_idle_io(job);
 	int rc = 0;
 	if (kind == E4FS_JOB_COMPACT)
@@ -463,6 +536,36 @@ char *e4fs_job_status(E4Fs *fs, Node *node)
 	}
 	g_mutex_unlock(&fs->jobs_lock);
 	return text;
+}
+
+/* Bytes the probe reads at most. */
+#define PROBE_BYTES (16ull << 20)
+
+static double probe(int fd, const char *path)
+{
+	int pfd = *path ? e4_open_beneath(fd, path, O_RDONLY) : dup(fd);
+	double rate = pfd >= 0 ? e4_plan_probe_read(pfd, PROBE_BYTES) : -1;
+	if (pfd >= 0)
+		close(pfd);
+	return rate > 0 ? rate / E4FS_PROBE_FACTOR : 0;
+}
+
+double e4fs_move_rate(E4Fs *fs, int fd, const char *path, const char **source)
+{
+	g_mutex_lock(&fs->jobs_lock);
+	double job = fs->job_rate, probed = fs->probe_rate;
+	g_mutex_unlock(&fs->jobs_lock);
+	if (job <= 0 && probed <= 0 && path) {
+		probed = probe(fd, path); /* outside the lock: it reads the disk */
+		g_mutex_lock(&fs->jobs_lock);
+		if (fs->probe_rate <= 0)
+			fs->probe_rate = probed;
+		g_mutex_unlock(&fs->jobs_lock);
+	}
+	double rate = job > 0 ? job : probed;
+	*source = job > 0 ? "last-job" : probed > 0 ? "probe" : "none";
+	double cap = fs->job_defaults.mibps * 1048576.0;
+	return cap > 0 && rate > cap ? cap : rate;
 }
 
 void e4fs_jobs_init(E4Fs *fs)

@@ -26,6 +26,7 @@ typedef struct {
 	unsigned worst_first;
 	unsigned watch;
 	char *donor_dir;
+	char *state_dir;
 	unsigned make_room;
 	unsigned idle_io;
 	E4JobLimits job_defaults;
@@ -44,6 +45,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("worst_first=%u", worst_first),
 	OPT("watch=%u", watch),
 	OPT("donor_dir=%s", donor_dir),
+	OPT("state_dir=%s", state_dir),
 	OPT("make_room=%u", make_room),
 	OPT("defrag_idle_io=%u", idle_io),
 	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=, defrag_hold_mib=: as in a trigger. */
@@ -115,6 +117,8 @@ static void usage(const char *prog)
 	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n"
 	       "    -o donor_dir=PATH      a directory on the same filesystem for donors when the file's\n"
 	       "                           own is not writable (then SOURCE, if writable)\n"
+	       "    -o state_dir=PATH      where a job stopped by its deadline leaves what it finished, for\n"
+	       "                           the next job to resume (default " E4FS_STATE_DIR ")\n"
 	       "    -o make_room=0|1       a root job moves other files out of the way when no free\n"
 	       "                           extent can take a file whole (default 1)\n"
 	       "    -o defrag_seconds=S    a job stops after S seconds (default: none; trigger key seconds=)\n"
@@ -350,13 +354,30 @@ out_session:
 	return rc ? 1 : 0;
 }
 
+/* The directory of resume state (made, 0700, when missing); without it
+ * a stopped job's work is resumed by no later job (one line, when the
+ * directory was given; a daemon not run as root has no /var/lib). */
+static void open_state_dir(E4Fs *fs, const char *dir, bool given)
+{
+	if (g_mkdir_with_parents(dir, 0700) == 0)
+		fs->state_dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fs->state_dir_fd < 0 || faccessat(fs->state_dir_fd, ".", W_OK, AT_EACCESS) < 0) {
+		if (given)
+			fprintf(stderr, "e4infofs: state_dir=%s: %s: a job stopped by its deadline will not be resumed\n",
+				dir, strerror(errno));
+		if (fs->state_dir_fd >= 0)
+			close(fs->state_dir_fd);
+		fs->state_dir_fd = -1;
+	}
+}
+
 /* Mounts and serves; returns the exit status. */
 static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_opts *cmd)
 {
 	E4Fs fs = { .timeout = opts->timeout, .report_top = opts->report_top,
 		    .defrag_threads = opts->defrag_threads ? opts->defrag_threads : 1,
 		    .good_kib = opts->skip_run_kib, .worst_first = opts->worst_first, .root_fd = -1,
-		    .donor_dir_fd = -1, .fsroot_fd = -1, .job_defaults = opts->job_defaults,
+		    .donor_dir_fd = -1, .fsroot_fd = -1, .state_dir_fd = -1, .job_defaults = opts->job_defaults,
 		    .idle_io = opts->idle_io };
 	int err = e4_fsinfo_resolve(opts->source, &fs.info);
 	if (err < 0) {
@@ -385,6 +406,7 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	/* Making room reads every file's map and GETFSMAP: root only. */
 	if (opts->make_room && geteuid() == 0)
 		fs.fsroot_fd = open(fs.info->mountpoint, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	open_state_dir(&fs, opts->state_dir ? opts->state_dir : E4FS_STATE_DIR, opts->state_dir != NULL);
 	fs.handles = e4_handles_new(drop_content);
 	fs.listings = e4_handles_new(e4fs_listing_free);
 	e4fs_jobs_init(&fs);
@@ -397,6 +419,8 @@ out:
 	e4_defrag_free(fs.defrag);
 	if (fs.donor_dir_fd >= 0)
 		close(fs.donor_dir_fd);
+	if (fs.state_dir_fd >= 0)
+		close(fs.state_dir_fd);
 	if (fs.nodes)
 		e4fs_nodes_free(&fs);
 	if (fs.root_fd >= 0)
@@ -430,6 +454,7 @@ int main(int argc, char **argv)
 		rc = run(&opts, &args, &cmd);
 	}
 	free(opts.source);
+	free(opts.state_dir);
 	free(opts.donor_dir);
 	free(cmd.mountpoint);
 	fuse_opt_free_args(&args);

@@ -309,7 +309,10 @@ mount_e4infofs() {
 	mkdir -p "$dir"
 	logf=$T/daemon.log
 	[ ${#_DAEMON_LOGS[@]} -gt 0 ] && logf=$T/daemon.${#_DAEMON_LOGS[@]}.log
-	"${E4INFOFS_WRAP[@]}" "$E4INFOFS" "$source" "$dir" -f "$@" >"$logf" 2>&1 &
+	# Resume state of a root daemon in the test's directory, not /var/lib.
+	local state=()
+	[ ${#E4INFOFS_WRAP[@]} -eq 0 ] && state=(-o "state_dir=$T/state")
+	"${E4INFOFS_WRAP[@]}" "$E4INFOFS" "$source" "$dir" -f "${state[@]}" "$@" >"$logf" 2>&1 &
 	LAST_PID=$!
 	_DAEMON_PIDS+=("$LAST_PID")
 	_DAEMON_LOGS+=("$logf")

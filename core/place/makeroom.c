@@ -10,6 +10,7 @@
 #include <sys/statvfs.h>
 #include <glib.h>
 
+#include "exclude.h"
 #include "beneath.h"
 #include "blockmap.h"
 #include "defrag_parts.h"
@@ -45,6 +46,7 @@ typedef struct {
 	uint64_t min_used, max_used; /* the region's data to move (E4RegionQuery) */
 	GArray *keep;              /* E4Region: where nothing moved may go, the
 	                            * region first, then those cleared before */
+	E4Exclude *exclude;        /* directories whose files may not move */
 	E4RoomMade *out;
 } Room;
 
@@ -309,11 +311,25 @@ static uint32_t runs_after(const Room *rm, const E4ExtentMap *map, const E4Range
 	return read_runs(rm, (const E4Extent *)ext->data, ext->len);
 }
 
+/* Is the directory of path (relative to the root) or one above marked
+ * excluded? Also when it cannot be opened: then nothing is moved. */
+static bool excluded_dir(Room *rm, const char *path)
+{
+	g_autofree char *dir = g_path_get_dirname(path);
+	int fd = e4_open_beneath(rm->root_fd, dir, O_PATH | O_DIRECTORY);
+	bool excluded = fd < 0 || e4_exclude_dir(rm->exclude, fd);
+	if (fd >= 0)
+		close(fd);
+	return excluded;
+}
+
 /* Moves pieces (of file f, in the region) into the donor. 0, 1 when the
  * donor's room could not take them, or -errno. */
 static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
 {
 	const E4MapFile *mf = &rm->map.files[f];
+	if (excluded_dir(rm, mf->path))
+		return -ENOSPC; /* the file's own mark: e4_defrag_admit */
 	int fd = e4_open_beneath(rm->root_fd, mf->path, O_PATH);
 	if (fd < 0)
 		return -ENOSPC;
@@ -512,6 +528,7 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 	rm.segs = g_array_new(FALSE, FALSE, sizeof(Seg));
 	rm.fill = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	rm.keep = g_array_new(FALSE, FALSE, sizeof(E4Region));
+	rm.exclude = e4_exclude_new();
 	g_autoptr(GArray) avoid = g_array_new(FALSE, FALSE, sizeof(E4Region));
 	if (cleared) {
 		g_array_append_vals(rm.keep, cleared->data, cleared->len);
@@ -530,6 +547,7 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 		g_array_append_val(avoid, tried);
 	}
 	g_array_free(rm.keep, TRUE);
+	e4_exclude_free(rm.exclude);
 	/* Blocks freed in a transaction can be allocated (and show free in
 	 * GETFSMAP) only once it commits: also after a try that moved some. */
 	out->gave_way = rm.gave_way;

@@ -145,7 +145,7 @@ read -r m h dom mon dow user cmd <<<"$line"
 [[ $m =~ ^[0-9]+$ ]] && [ "$m" -le 59 ] && [[ $h =~ ^[0-9]+$ ]] && [ "$h" -le 23 ] ||
 	fail "cron.example: minute/hour '$m $h'"
 check_eq "$dom $mon $dow $user" "* * * root" "cron.example: nightly, as root"
-grep -q '/usr/local/libexec/e4infofs/defrag-high\.sh /mnt/e4info' <<<"$cmd" || fail "cron.example does not run defrag-high.sh on /mnt/e4info: $cmd"
+grep -q '/usr/local/libexec/e4infofs/defrag-high\.sh \(-s [0-9]* \)\{0,1\}/mnt/e4info' <<<"$cmd" || fail "cron.example does not run defrag-high.sh on /mnt/e4info: $cmd"
 cmd=${cmd//\/usr\/local\/libexec\/e4infofs\//$EX/}
 cmd=${cmd//\/mnt\/e4info/$MNT}
 cmd=${cmd//\/run\/lock\//$T/}

@@ -8,7 +8,7 @@
 #include "escape.h"
 
 static const char *const reserved[] = { "score", "extents", "stats", "stats.json", "report",
-					"metrics", "defrag", "freespace", NULL };
+					"metrics", "defrag", "freespace", "plan", NULL };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -39,9 +39,9 @@ def check_form(name, text):
             return "not JSON: %s" % e
         if "score" not in obj or "files" not in obj:
             return "JSON without score/files"
-    elif name == "stats":
+    elif name in ("stats", "plan"):
         if not text.startswith("files: "):
-            return "stats starts with %r" % text[:20]
+            return "%s starts with %r" % (name, text[:20])
     elif name == "extents":
         if not text.startswith("# "):
             return "extents starts with %r" % text[:20]

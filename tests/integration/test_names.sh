@@ -11,7 +11,7 @@ ATTRS_DIR="extents report score stats stats.json"
 ATTRS_FILE="extents score stats stats.json"
 # Attribute files beyond this test's scope (docs/defrag.md): allowed in a
 # listing, not required.
-OPTIONAL_ATTRS="defrag freespace"
+OPTIONAL_ATTRS="defrag freespace plan"
 
 # listing DIR: the names in DIR, one per line, non-printable bytes as \xHH
 # (so names with newlines compare safely).
@@ -152,7 +152,7 @@ mkdir "$SRC/deep"
 	cat f0/extents >"$T/deep.e4" || exit 1
 	cat stats >"$T/deep.stats" || exit 1
 	# (plain names; python would not start in a cwd this deep)
-	ls -A | grep -vxE 'defrag|freespace' >"$T/deep.ls" || exit 1
+	ls -A | grep -vxE 'defrag|freespace|plan' >"$T/deep.ls" || exit 1
 ) || fail "reading the deep tree through the mount"
 check_eq "$(sed -n 's/^runs: //p' "$T/deep.e4")" "$(cat "$T/deep.count")" "deep f0: runs"
 check_eq "$(e4_records "$T/deep.e4")" "$(cat "$T/deep.records")" "deep f0: records"

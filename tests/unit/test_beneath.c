@@ -18,15 +18,11 @@
 typedef int (*Opener)(int dirfd, const char *path, int flags);
 static const Opener openers[] = { e4_open_beneath, e4_open_beneath_walk };
 
-static char *base;
-static int dirfd_;
+#include "tmpdir.h"
 
 static void setup(void)
 {
-	base = g_dir_make_tmp("e4beneath-XXXXXX", NULL);
-	ck_assert_ptr_nonnull(base);
-	dirfd_ = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(dirfd_, 0);
+	tmpdir_make("e4beneath-XXXXXX");
 	ck_assert_int_eq(mkdirat(dirfd_, "d", 0755), 0);
 	int fd = openat(dirfd_, "d/f", O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
 	ck_assert_int_ge(fd, 0);
@@ -36,13 +32,6 @@ static void setup(void)
 	ck_assert_int_eq(symlinkat("f", dirfd_, "d/flink"), 0);
 }
 
-static void teardown(void)
-{
-	close(dirfd_);
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
-	ck_assert_int_eq(system(cmd), 0);
-	g_free(base);
-}
 
 /* The inode path leads to, opened with the opener; 0 on failure. */
 static ino_t ino_via(Opener op, int at, const char *path, int flags)
@@ -119,7 +108,7 @@ static Suite *beneath_suite(void)
 {
 	Suite *s = suite_create("beneath");
 	TCase *tc = tcase_create("kernel and walk");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, tmpdir_remove);
 	tcase_add_loop_test(tc, opens_beneath, 0, 2);
 	tcase_add_loop_test(tc, follows_nothing, 0, 2);
 	tcase_add_loop_test(tc, crosses_no_mount, 0, 2);

@@ -15,24 +15,13 @@
 
 #include "handle.h"
 
-static char *base;
-static int dirfd_;
+#include "tmpdir.h"
 
 static void setup(void)
 {
-	base = g_dir_make_tmp("e4handle-XXXXXX", NULL);
-	ck_assert_ptr_nonnull(base);
-	dirfd_ = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	ck_assert_int_ge(dirfd_, 0);
+	tmpdir_make("e4handle-XXXXXX");
 }
 
-static void teardown(void)
-{
-	close(dirfd_);
-	g_autofree char *cmd = g_strdup_printf("rm -rf '%s'", base);
-	ck_assert_int_eq(system(cmd), 0);
-	g_free(base);
-}
 
 static void make_file(const char *path, const char *content)
 {
@@ -173,7 +162,7 @@ static Suite *handle_suite(void)
 {
 	Suite *s = suite_create("handle");
 	TCase *tc = tcase_create("path");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, tmpdir_remove);
 	tcase_add_test(tc, opens_the_object);
 	tcase_add_test(tc, renamed_or_replaced_is_stale);
 	tcase_add_test(tc, nothing_is_followed);
