@@ -12,6 +12,8 @@
 #include "jobs.h"
 #include "walk.h"
 #include "render.h"
+#include "map.h"
+#include "mapscan.h"
 
 enum { ON_DIR = 1, ON_FILE = 2, ON_ROOT = 4 };
 
@@ -28,10 +30,13 @@ static const struct {
 	[ATTR_DEFRAG] = { "defrag", ON_DIR | ON_FILE },
 	[ATTR_JOBS] = { "jobs", ON_ROOT },
 	[ATTR_FREESPACE] = { "freespace", ON_ROOT },
+	[ATTR_MAP_SVG] = { "map.svg", ON_DIR | ON_FILE },
+	[ATTR_MAP_PNG] = { "map.png", ON_DIR | ON_FILE },
 };
 
 const char *const e4_reserved_names[] = {
 	"score", "extents", "stats", "stats.json", "report", "metrics", "defrag", "jobs", "freespace",
+	"map.svg", "map.png", "index.html", "map-before.svg", "map-before.png",
 	NULL,
 };
 
@@ -43,6 +48,22 @@ const char *e4_attr_name(AttrId id)
 bool e4_attr_is_trigger(int id)
 {
 	return id == ATTR_DEFRAG || id == ATTR_JOBS;
+}
+
+uint64_t e4_attr_size(int id)
+{
+	switch (id) {
+	case ATTR_MAP_SVG: return E4_MAP_SVG_SIZE;
+	case ATTR_MAP_PNG: return E4_MAP_PNG_SIZE;
+	case ATTR_DEFRAG:
+	case ATTR_JOBS: return E4_TRIGGER_SIZE;
+	default: return 0;
+	}
+}
+
+bool e4_attr_is_picture(int id)
+{
+	return id == ATTR_MAP_SVG || id == ATTR_MAP_PNG;
 }
 
 bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id)
@@ -133,8 +154,57 @@ static void filter_top(E4Top *top, const Caller *caller, int fd, size_t cap)
 /* Candidates fetched for an unprivileged reader's report, per line kept. */
 #define REPORT_OVERFETCH 8
 
+/* A scene as the picture id asks: SVG or PNG, both of a fixed size. */
+static int picture(AttrId id, E4MapScene *scene, char **out)
+{
+	int rc = 0;
+	if (id == ATTR_MAP_SVG)
+		rc = (*out = e4_map_svg(scene)) ? 0 : -EOVERFLOW;
+	else
+		rc = e4_map_png(scene, out);
+	e4_map_scene_clear(scene);
+	return rc;
+}
+
+static uint64_t fs_blocks(E4Fs *fs, int fd)
+{
+	return e4_map_fs_blocks(fs->info->dev, fd, fs->info->geom.block_size);
+}
+
+static int dir_picture(E4Fs *fs, int fd, AttrId id, char **out)
+{
+	uint32_t bs = fs->info->geom.block_size;
+	E4MapGrid grid;
+	E4Summary sum = {0};
+	int rc = e4_map_dir_grid(fs->tree, fd, fs->info->dev, bs, fs_blocks(fs, fd), &grid, &sum);
+	if (rc == 0) {
+		E4MapScene scene;
+		e4_map_dir_scene(&grid, &sum, bs, &scene);
+		rc = picture(id, &scene, out);
+	}
+	e4_map_grid_clear(&grid);
+	return rc;
+}
+
+static int file_picture(E4Fs *fs, int fd, AttrId id, char **out)
+{
+	E4ExtentMap map = {0};
+	struct stat st;
+	int rc = fstat(fd, &st) < 0 ? -errno : e4_fiemap_read(fd, &map);
+	if (rc == 0) {
+		E4MapScene scene;
+		e4_map_file_scene(&map, (uint64_t)st.st_size, fs->info->geom.block_size, fs_blocks(fs, fd),
+				  &scene);
+		rc = picture(id, &scene, out);
+	}
+	e4_extent_map_clear(&map);
+	return rc;
+}
+
 static int generate_dir(E4Fs *fs, int fd, AttrId id, const Caller *caller, char **out)
 {
+	if (e4_attr_is_picture(id))
+		return dir_picture(fs, fd, id, out);
 	if (id == ATTR_EXTENTS) {
 		GString *text = e4_render_dir_extents_begin();
 		int rc = e4_tree_dir_files(fs->tree, fd, add_dir_file, text);
@@ -173,6 +243,8 @@ static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
 {
 	if (id == ATTR_EXTENTS)
 		return generate_file_extents(fs, fd, out);
+	if (e4_attr_is_picture(id))
+		return file_picture(fs, fd, id, out);
 	E4FileResult r;
 	gint64 start = g_get_monotonic_time();
 	int rc = e4_inspect_fd(fd, &fs->info->geom, NULL, &r);
@@ -299,6 +371,6 @@ int e4_attr_run(E4Fs *fs, E4AttrWork *w, char **out, size_t *len)
 	g_clear_pointer(&w->text, g_free);
 	if (rc == 0 && !*out)
 		rc = -EINVAL;
-	*len = *out ? strlen(*out) : 0;
+	*len = !*out ? 0 : w->id == ATTR_MAP_PNG ? E4_MAP_PNG_SIZE : strlen(*out);
 	return rc;
 }

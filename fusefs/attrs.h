@@ -3,6 +3,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "fs.h"
 
@@ -16,6 +17,8 @@ typedef enum {
 	ATTR_DEFRAG,
 	ATTR_JOBS,
 	ATTR_FREESPACE,
+	ATTR_MAP_SVG,
+	ATTR_MAP_PNG,
 	ATTR__COUNT
 } AttrId;
 
@@ -27,6 +30,13 @@ const char *e4_attr_name(AttrId id);
 
 /* True for the attribute files that take writes (defrag, jobs). */
 bool e4_attr_is_trigger(int id);
+
+/* The size a stat reports for attribute id: the fixed size of a
+ * picture, a trigger's E4_TRIGGER_SIZE, else 0 (read to EOF). */
+uint64_t e4_attr_size(int id);
+
+/* True for the pictures, whose mtime follows the layout they show. */
+bool e4_attr_is_picture(int id);
 
 /* True when node has attribute id (dirs, files and the root differ). */
 bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id);
@@ -41,6 +51,7 @@ typedef struct {
 	AttrId id;
 	int fd;       /* the real object, or -1 when the content needs none */
 	bool is_dir;
+	bool is_root;
 	Caller caller;
 	char *text;   /* content that depends on the node, made at once */
 } E4AttrWork;

@@ -31,6 +31,11 @@ ls -lR "$MNT" >/dev/null
 find "$MNT" >/dev/null
 find "$MNT" -type f -exec stat -c '%s %U %A' {} + >/dev/null
 stat "$MNT"/a/f0 "$MNT"/a/f0/* >/dev/null
+# The pictures have a true size, known without mapping or scanning.
+stat -c %s "$MNT"/map.svg "$MNT"/map.png "$MNT"/a/map.png "$MNT"/a/f0/map.svg "$MNT"/a/f0/map.png >/dev/null
+if command -v gio >/dev/null; then
+	gio list -a standard::size,time::modified "$MNT" "$MNT/a" "$MNT/a/f0" >/dev/null
+fi
 check_eq "$(metric e4infofs_inspections_total)" "$i0" "inspections after ls -lR / find / stat"
 check_eq "$(metric e4infofs_scans_total)" "$s0" "scans after ls -lR / find / stat"
 
@@ -60,10 +65,12 @@ for round in 1 2 3; do
 done
 
 # ---- sizes and types -------------------------------------------------------
-# Generated files report 0; the writable triggers 4096 (docs/defrag.md).
+# Generated files report 0; the writable triggers 4096 (docs/defrag.md);
+# the pictures their fixed size.
 while IFS= read -r -d '' f; do
 	case "$(basename "$f")" in
 	defrag | jobs) want=4096 ;;
+	map.svg | map.png) want=131072 ;; # fixed (docs/files.md)
 	*) want=0 ;;
 	esac
 	check_eq "$(stat -c %s "$f")" "$want" "size of $f"
