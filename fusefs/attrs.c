@@ -14,6 +14,7 @@
 #include "render.h"
 #include "map.h"
 #include "mapscan.h"
+#include "page.h"
 
 enum { ON_DIR = 1, ON_FILE = 2, ON_ROOT = 4 };
 
@@ -32,6 +33,7 @@ static const struct {
 	[ATTR_FREESPACE] = { "freespace", ON_ROOT },
 	[ATTR_MAP_SVG] = { "map.svg", ON_DIR | ON_FILE },
 	[ATTR_MAP_PNG] = { "map.png", ON_DIR | ON_FILE },
+	[ATTR_INDEX_HTML] = { "index.html", ON_DIR },
 };
 
 const char *const e4_reserved_names[] = {
@@ -55,6 +57,7 @@ uint64_t e4_attr_size(int id)
 	switch (id) {
 	case ATTR_MAP_SVG: return E4_MAP_SVG_SIZE;
 	case ATTR_MAP_PNG: return E4_MAP_PNG_SIZE;
+	case ATTR_INDEX_HTML: return E4_PAGE_SIZE;
 	case ATTR_DEFRAG:
 	case ATTR_JOBS: return E4_TRIGGER_SIZE;
 	default: return 0;
@@ -64,6 +67,11 @@ uint64_t e4_attr_size(int id)
 bool e4_attr_is_picture(int id)
 {
 	return id == ATTR_MAP_SVG || id == ATTR_MAP_PNG;
+}
+
+bool e4_attr_follows_layout(int id)
+{
+	return e4_attr_is_picture(id) || id == ATTR_INDEX_HTML;
 }
 
 bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id)
@@ -201,6 +209,55 @@ static int file_picture(E4Fs *fs, int fd, AttrId id, char **out)
 	return rc;
 }
 
+/* Scans the directory fd; with a caller, keeps the top files whose names
+ * the caller may learn (a non-root reader). */
+static int scan_top(E4Fs *fs, int fd, const Caller *caller, E4TreeResult *res)
+{
+	bool filter = caller && caller->uid != 0;
+	int rc = e4_tree_scan(fs->tree, fd, fs->report_top * (filter ? REPORT_OVERFETCH : 1), res);
+	if (rc == 0 && filter)
+		filter_top(&res->top, caller, fd, fs->report_top);
+	return rc;
+}
+
+/* index.html: figures, map, top files, subdirectories, defrag status. */
+static int dir_page(E4Fs *fs, E4AttrWork *w, char **out)
+{
+	uint32_t bs = fs->info->geom.block_size;
+	E4TreeResult res;
+	int rc = scan_top(fs, w->fd, &w->caller, &res);
+	if (rc < 0)
+		return rc;
+	g_autofree char *stats = e4_render_stats(&res.sum, bs, res.seconds, res.when);
+	g_autofree char *svg = NULL;
+	if (dir_picture(fs, w->fd, ATTR_MAP_SVG, &svg) < 0)
+		svg = NULL;
+	struct stat st;
+	E4DirList list = {0};
+	if (fstat(w->fd, &st) == 0)
+		e4_dir_list(w->fd, &st, fs->info->dev, &list);
+	g_autoptr(GArray) subs = g_array_new(FALSE, TRUE, sizeof(E4PageSubdir));
+	for (size_t i = 0; i < list.n; i++) {
+		int sfd = list.v[i].kind == E4_ENTRY_DIR ? e4_open_subdir(w->fd, list.v[i].name, fs->info->dev, &st)
+							  : -1;
+		E4TreeResult sr;
+		if (sfd >= 0 && e4_tree_scan(fs->tree, sfd, 0, &sr) == 0) {
+			E4PageSubdir d = { list.v[i].name, sr.sum };
+			g_array_append_val(subs, d);
+			e4_tree_result_clear(&sr);
+		}
+		if (sfd >= 0)
+			close(sfd);
+	}
+	E4Page page = { .title = w->name, .sum = &res.sum, .stats = stats, .svg = svg, .top = &res.top,
+			.subdirs = (E4PageSubdir *)(void *)subs->data, .nsubdirs = subs->len,
+			.defrag = w->text, .reserved = e4_reserved_names, .block_size = bs };
+	*out = e4_page_render(&page);
+	e4_dir_list_clear(&list);
+	e4_tree_result_clear(&res);
+	return 0;
+}
+
 static int generate_dir(E4Fs *fs, int fd, AttrId id, const Caller *caller, char **out)
 {
 	if (e4_attr_is_picture(id))
@@ -212,12 +269,9 @@ static int generate_dir(E4Fs *fs, int fd, AttrId id, const Caller *caller, char 
 		return rc;
 	}
 	E4TreeResult res;
-	bool filter = id == ATTR_REPORT && caller->uid != 0;
-	int rc = e4_tree_scan(fs->tree, fd, fs->report_top * (filter ? REPORT_OVERFETCH : 1), &res);
+	int rc = scan_top(fs, fd, id == ATTR_REPORT ? caller : NULL, &res);
 	if (rc < 0)
 		return rc;
-	if (filter)
-		filter_top(&res.top, caller, fd, fs->report_top);
 	*out = render_summary(fs, id, &res.sum, &res.top, res.seconds, res.when);
 	e4_tree_result_clear(&res);
 	return 0;
@@ -338,6 +392,10 @@ int e4_attr_prepare(E4Fs *fs, Node *node, AttrId id, const Caller *caller, E4Att
 	}
 	if (id == ATTR_FREESPACE || id == ATTR_METRICS || id == ATTR_JOBS)
 		return 0;
+	if (id == ATTR_INDEX_HTML) {
+		w->text = e4fs_job_status(fs, node);
+		w->name = g_strdup(node == fs->root ? "/" : node->name);
+	}
 	w->fd = open_real(fs, node);
 	return w->fd < 0 ? w->fd : 0;
 }
@@ -356,6 +414,8 @@ static int run_work(E4Fs *fs, E4AttrWork *w, char **out)
 	case ATTR_JOBS:
 		*out = e4fs_jobs_list(fs);
 		return 0;
+	case ATTR_INDEX_HTML:
+		return dir_page(fs, w, out);
 	default:
 		return w->is_dir ? generate_dir(fs, w->fd, w->id, &w->caller, out)
 				 : generate_file(fs, w->fd, w->id, out);
@@ -369,8 +429,11 @@ int e4_attr_run(E4Fs *fs, E4AttrWork *w, char **out, size_t *len)
 	if (w->fd >= 0)
 		close(w->fd);
 	g_clear_pointer(&w->text, g_free);
+	g_clear_pointer(&w->name, g_free);
 	if (rc == 0 && !*out)
 		rc = -EINVAL;
 	*len = !*out ? 0 : w->id == ATTR_MAP_PNG ? E4_MAP_PNG_SIZE : strlen(*out);
+	/* A fixed size is a promise made at stat. */
+	g_assert(e4_attr_size(w->id) == 0 || e4_attr_is_trigger(w->id) || rc < 0 || *len == e4_attr_size(w->id));
 	return rc;
 }

@@ -19,6 +19,7 @@ typedef enum {
 	ATTR_FREESPACE,
 	ATTR_MAP_SVG,
 	ATTR_MAP_PNG,
+	ATTR_INDEX_HTML,
 	ATTR__COUNT
 } AttrId;
 
@@ -35,8 +36,12 @@ bool e4_attr_is_trigger(int id);
  * picture, a trigger's E4_TRIGGER_SIZE, else 0 (read to EOF). */
 uint64_t e4_attr_size(int id);
 
-/* True for the pictures, whose mtime follows the layout they show. */
+/* True for the pictures (map.svg, map.png). */
 bool e4_attr_is_picture(int id);
+
+/* True for the files whose mtime follows the layout they show: the
+ * pictures and index.html. */
+bool e4_attr_follows_layout(int id);
 
 /* True when node has attribute id (dirs, files and the root differ). */
 bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id);
@@ -54,6 +59,7 @@ typedef struct {
 	bool is_root;
 	Caller caller;
 	char *text;   /* content that depends on the node, made at once */
+	char *name;   /* index.html: the directory's name ("/" at the root) */
 } E4AttrWork;
 
 /* Takes what generating attribute id of node for caller needs: opens the

@@ -74,7 +74,7 @@ static void attr_stat(E4Fs *fs, const struct stat *real, uint64_t ino, struct st
 	int attr = e4_ino_attr(ino);
 	st->st_size = (off_t)e4_attr_size(attr);
 	st->st_blocks = 0;
-	if (e4_attr_is_picture(attr))
+	if (e4_attr_follows_layout(attr))
 		picture_time(fs, real, e4_ino_real(ino), st);
 }
 
