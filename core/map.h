@@ -145,3 +145,7 @@ int e4_map_png(const E4MapScene *s, char **out);
  * with an "ifPd" chunk before its IEND chunk. Returns 0, or -EINVAL when
  * buf is no PNG ending in IEND or it would not fit. */
 int e4_map_png_pad(unsigned char *buf, size_t len, size_t size);
+
+/* Frees what cairo and fontconfig keep for the process (font caches), at
+ * its exit, so leak checkers see nothing; no picture may be drawn after. */
+void e4_map_png_shutdown(void);

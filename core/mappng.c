@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include <cairo.h>
+#include <fontconfig/fontconfig.h>
 
 static uint32_t crc32_png(const unsigned char *p, size_t n, uint32_t crc)
 {
@@ -128,4 +129,10 @@ int e4_map_png(const E4MapScene *s, char **out)
 		g_byte_array_unref(png);
 	}
 	return -ENOMEM;
+}
+
+void e4_map_png_shutdown(void)
+{
+	cairo_debug_reset_static_data();
+	FcFini();
 }

@@ -32,7 +32,7 @@ find "$MNT" >/dev/null
 find "$MNT" -type f -exec stat -c '%s %U %A' {} + >/dev/null
 stat "$MNT"/a/f0 "$MNT"/a/f0/* >/dev/null
 # The pictures have a true size, known without mapping or scanning.
-stat -c %s "$MNT"/map.svg "$MNT"/map.png "$MNT"/a/map.png "$MNT"/a/f0/map.svg "$MNT"/a/f0/map.png >/dev/null
+stat -c %s "$MNT"/map.svg "$MNT"/map.png "$MNT"/index.html "$MNT"/a/index.html "$MNT"/a/map.png "$MNT"/a/f0/map.svg "$MNT"/a/f0/map.png >/dev/null
 if command -v gio >/dev/null; then
 	gio list -a standard::size,time::modified "$MNT" "$MNT/a" "$MNT/a/f0" >/dev/null
 fi
@@ -71,6 +71,7 @@ while IFS= read -r -d '' f; do
 	case "$(basename "$f")" in
 	defrag | jobs) want=4096 ;;
 	map.svg | map.png) want=131072 ;; # fixed (docs/files.md)
+	index.html) want=262144 ;;
 	*) want=0 ;;
 	esac
 	check_eq "$(stat -c %s "$f")" "$want" "size of $f"

@@ -244,6 +244,8 @@ static Suite *map_suite(void)
 	Suite *s = suite_create("map");
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 120);
+	/* Leak checkers at each test's exit (forked) see cairo's font caches freed. */
+	tcase_add_checked_fixture(tc, NULL, e4_map_png_shutdown);
 	tcase_add_test(tc, map_file_bands);
 	tcase_add_test(tc, map_file_hole_unwritten);
 	tcase_add_test(tc, map_file_many_runs);
