@@ -20,6 +20,8 @@ typedef enum {
 	ATTR_MAP_SVG,
 	ATTR_MAP_PNG,
 	ATTR_INDEX_HTML,
+	ATTR_MAP_BEFORE_SVG,
+	ATTR_MAP_BEFORE_PNG,
 	ATTR__COUNT
 } AttrId;
 
@@ -60,6 +62,7 @@ typedef struct {
 	Caller caller;
 	char *text;   /* content that depends on the node, made at once */
 	char *name;   /* index.html: the directory's name ("/" at the root) */
+	uint64_t ino; /* map-before: the node's real inode */
 } E4AttrWork;
 
 /* Takes what generating attribute id of node for caller needs: opens the
@@ -71,3 +74,16 @@ int e4_attr_prepare(E4Fs *fs, Node *node, AttrId id, const Caller *caller, E4Att
  * report names only files the caller may learn the names of), and
  * releases w. Returns 0 with *out (g_free) and *len, or -errno. */
 int e4_attr_run(E4Fs *fs, E4AttrWork *w, char **out, size_t *len);
+
+/* The pictures of a node taken when a job on it starts (map-before). */
+typedef struct {
+	char *svg;       /* E4_MAP_SVG_SIZE bytes and a NUL */
+	char *png;       /* E4_MAP_PNG_SIZE bytes */
+	gint64 when_us;  /* realtime it was taken */
+} E4Before;
+
+/* Takes node's pictures as they are now. Returns 0 or -errno. */
+int e4_attr_take_before(E4Fs *fs, Node *node, E4Before *out);
+
+/* Frees an E4Before allocated with g_new (the values of fs->befores). */
+void e4_before_free(gpointer before);

@@ -46,5 +46,8 @@ char *e4fs_jobs_list(E4Fs *fs);
  * last result, or idle. g_free. */
 char *e4fs_job_status(E4Fs *fs, Node *node);
 
+/* When node ino's map-before was taken (realtime, microseconds), 0 never. */
+gint64 e4fs_before_time(E4Fs *fs, uint64_t ino);
+
 void e4fs_jobs_init(E4Fs *fs);
 void e4fs_jobs_free(E4Fs *fs);

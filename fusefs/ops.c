@@ -76,6 +76,13 @@ static void attr_stat(E4Fs *fs, const struct stat *real, uint64_t ino, struct st
 	st->st_blocks = 0;
 	if (e4_attr_follows_layout(attr))
 		picture_time(fs, real, e4_ino_real(ino), st);
+	if (attr == ATTR_MAP_BEFORE_SVG || attr == ATTR_MAP_BEFORE_PNG) {
+		gint64 us = e4fs_before_time(fs, e4_ino_real(ino));
+		if (us) {
+			st->st_mtim = (struct timespec){ us / G_USEC_PER_SEC, us % G_USEC_PER_SEC * 1000 };
+			st->st_ctim = st->st_mtim;
+		}
+	}
 }
 
 /* Replies to an open like fuse_reply_open with direct_io, adding

@@ -58,7 +58,10 @@ check "d/sub/many0: $many runs, more than the 256 drawn one by one" [ "$many" -g
 grep -q "to scale" "$MNT/d/sub/many0/map.svg" || fail "many0: the picture does not say it is to scale"
 grep -q ">$many runs<" "$MNT/d/sub/many0/map.svg" || fail "many0: run count not in the SVG"
 
-# After a defrag: one band, and a new mtime.
+# After a defrag: one band, and a new mtime; map-before keeps the runs
+# of before the job.
+grep -q "No defragmentation job" "$MNT/d/frag0/map-before.svg" || fail "map-before.svg before any job"
+check_eq "$(wc -c <"$MNT/d/frag0/map-before.png")" "$PNG_SIZE" "bytes of map-before.png before any job"
 m0=$(stat -c %Y.%y "$MNT/d/frag0/map.png")
 sleep 0.05
 echo 1 >"$MNT/d/frag0/defrag"
@@ -66,6 +69,11 @@ check_eq "$(filefrag_count "$SRC/d/frag0")" 1 "d/frag0 after defrag"
 check_eq "$(bands d/frag0)" "1 1" "bands after defrag (png svg)"
 m1=$(stat -c %Y.%y "$MNT/d/frag0/map.png")
 check "map.png mtime changed by the defrag ($m0 -> $m1)" [ "$m0" != "$m1" ]
+cp "$MNT/d/frag0/map-before.png" "$T/b.png"
+rsvg-convert -o "$T/bs.png" "$MNT/d/frag0/map-before.svg"
+check_eq "$(python3 "$PNGCHECK" bands "$T/b.png") $(python3 "$PNGCHECK" bands "$T/bs.png")" "$runs $runs" \
+	"bands of map-before (png svg)"
+check_eq "$(stat -c %s "$MNT/d/frag0/map-before.svg")" "$SVG_SIZE" "stat size of map-before.svg"
 
 # A directory's grid: d holds contiguous and fragmented data, e only
 # contiguous; free space is drawn at the root and everywhere.
