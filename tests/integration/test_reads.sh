@@ -70,7 +70,7 @@ done
 while IFS= read -r -d '' f; do
 	case "$(basename "$f")" in
 	defrag | jobs) want=4096 ;;
-	map.svg | map.png) want=131072 ;; # fixed (docs/files.md)
+	map.svg | map.png | map-before.svg | map-before.png) want=131072 ;; # fixed (docs/files.md)
 	index.html) want=262144 ;;
 	*) want=0 ;;
 	esac
