@@ -73,7 +73,8 @@ static void attr_stat(E4Fs *fs, const struct stat *real, uint64_t ino, struct st
 	 * files of a true size). */
 	int attr = e4_ino_attr(ino);
 	st->st_size = (off_t)e4_attr_size(attr);
-	st->st_blocks = 0;
+	/* Not sparse, to tools that compare blocks with the size (cp, rsync). */
+	st->st_blocks = e4_attr_is_trigger(attr) ? 0 : (st->st_size + 511) / 512;
 	if (e4_attr_follows_layout(attr))
 		picture_time(fs, real, e4_ino_real(ino), st);
 	if (attr == ATTR_MAP_BEFORE_SVG || attr == ATTR_MAP_BEFORE_PNG) {
