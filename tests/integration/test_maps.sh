@@ -12,17 +12,20 @@ require_cmd rsvg-convert gdk-pixbuf-thumbnailer python3
 PNGCHECK=$(dirname "$0")/../tools/pngcheck.py
 setup_image 128
 
-mkdir -p "$SRC/d/sub" "$SRC/e"
+mkdir -p "$SRC/d/sub" "$SRC/e" "$SRC/j"
 "$MKFRAG" frag "$SRC/d" one 1 1024 64          # contiguous
 "$MKFRAG" frag "$SRC/d" frag 4 512 64          # 8 runs each, interleaved
 "$MKFRAG" frag "$SRC/d/sub" many 2 2048 4      # hundreds of runs: drawn to scale
 "$MKFRAG" frag "$SRC/e" other 1 4096 64
+"$MKFRAG" frag "$SRC/j" f 6 1024 64           # for a job seen while it runs
 sync
 start_e4infofs -o timeout=0
 
 SVG_SIZE=131072
 PNG_SIZE=131072
-for n in . d d/one0 d/frag0 d/sub/many0; do
+# Every format and renderer on a directory, a contiguous file and a file
+# drawn to scale (d and d/frag0 are read below).
+for n in . d/one0 d/sub/many0; do
 	check_eq "$(stat -c %s "$MNT/$n/map.svg")" "$SVG_SIZE" "stat size of $n/map.svg"
 	check_eq "$(stat -c %s "$MNT/$n/map.png")" "$PNG_SIZE" "stat size of $n/map.png"
 	check_eq "$(wc -c <"$MNT/$n/map.svg")" "$SVG_SIZE" "bytes read of $n/map.svg"
@@ -93,3 +96,25 @@ sleep 0.05
 "$MKFRAG" frag "$SRC/d" one 1 64 64
 check "map.svg mtime changed by a write" [ "$(stat -c %Y.%y "$MNT/d/one0/map.svg")" != "$m0" ]
 grep -q ">1 run<" "$MNT/d/one0/map.svg" || fail "d/one0: rewritten file not shown"
+
+# During a job, each open shows the layout of that moment: a throttled
+# job on j's 6 files (16 runs each) is seen with fewer runs than before
+# and more than after.
+svg_runs() { sed -n 's/.*>[0-9]* files, \([0-9]*\) runs,.*/\1/p' "$MNT/j/map.svg"; }
+before=$(svg_runs)
+check "j: $before runs before the job" [ "$before" -ge 60 ]
+(echo "1 mibps=2" >"$MNT/j/defrag") &
+writer=$!
+seen=""
+for ((i = 0; i < 300; i++)); do
+	state=$(sed -n 's/^state: //p' "$MNT/j/defrag")
+	r=$(svg_runs)
+	[ "$state" = running ] && [ "$r" -lt "$before" ] && [ "$r" -gt 6 ] && { seen=$r; break; }
+	[ "$state" = running ] || [ "$i" -lt 20 ] || break
+	sleep 0.05
+done
+wait "$writer" || fail "the job on j failed"
+after=$(svg_runs)
+check_eq "$after" 6 "j: runs after the job"
+check "j: a map made during the job shows $seen runs (before $before, after $after)" [ -n "$seen" ]
+log "j: runs $before before, $seen during, $after after the job"
