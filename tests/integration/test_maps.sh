@@ -90,12 +90,18 @@ check "e: contiguous cells $co" [ "$co" -ge 1 ]
 check_eq "$((fr + co + ot + fe))" 2048 "e: every cell drawn in a class colour"
 grep -q "score $(cat "$MNT/d/score") " "$MNT/d/map.svg" || fail "d/map.svg: no score"
 
-# A write changes the file's picture and its mtime.
+# A write changes the file's picture and its mtime, and the mtime of its
+# directory's pictures (once the fanotify drainer, every 200 ms, saw it).
 m0=$(stat -c %Y.%y "$MNT/d/one0/map.svg")
+md0=$(stat -c %Y.%y "$MNT/d/map.png")
+mi0=$(stat -c %Y.%y "$MNT/d/index.html")
 sleep 0.05
 "$MKFRAG" frag "$SRC/d" one 1 64 64
 check "map.svg mtime changed by a write" [ "$(stat -c %Y.%y "$MNT/d/one0/map.svg")" != "$m0" ]
 grep -q ">1 run<" "$MNT/d/one0/map.svg" || fail "d/one0: rewritten file not shown"
+sleep 0.5
+check "d/map.png mtime changed by a write in d" [ "$(stat -c %Y.%y "$MNT/d/map.png")" != "$md0" ]
+check "d/index.html mtime changed by a write in d" [ "$(stat -c %Y.%y "$MNT/d/index.html")" != "$mi0" ]
 
 # During a job, each open shows the layout of that moment: a throttled
 # job on j's 6 files (16 runs each) is seen with fewer runs than before
