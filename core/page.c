@@ -50,8 +50,8 @@ static const char style[] =
 
 /* Sorts a table by the clicked column: numbers as numbers, else text. */
 static const char script[] =
-	"document.querySelectorAll('table.sortable th').forEach(function(th,i){"
-	"th.addEventListener('click',function(){var tb=th.closest('table').tBodies[0];"
+	"document.querySelectorAll('table.sortable th').forEach(function(th){"
+	"th.addEventListener('click',function(){var i=th.cellIndex,tb=th.closest('table').tBodies[0];"
 	"var asc=th.dataset.asc!=='1';th.dataset.asc=asc?'1':'0';"
 	"var rows=Array.prototype.slice.call(tb.rows);rows.sort(function(a,b){"
 	"var x=a.cells[i].dataset.v||a.cells[i].textContent,y=b.cells[i].dataset.v||b.cells[i].textContent;"

@@ -68,6 +68,22 @@ grep -q 'href="d/frag0/map.svg"' "$T/dom0.html" || fail "root: d/frag0 not linke
 grep -q 'href="sp%20ace%26%3Cx%3E/index.html"' "$T/dom0.html" || fail "root: 'sp ace&<x>' not linked"
 grep -q 'href="%40map.png/map.svg"' "$T/dom2.html" || fail "a file called map.png is not linked as @map.png"
 
+# The inline script sorts: a copy of the root page with a click on the
+# subdirectories' score header appended lists them lowest first.
+cp "$MNT/index.html" "$T/sort.html"
+cat >>"$T/sort.html" <<'HTML'
+<script>document.querySelectorAll('#subdirs th')[1].click();</script>
+HTML
+chrome --dump-dom "file://$T/sort.html" >"$T/sorted.html" || fail "chromium --dump-dom of the sorted copy"
+got=$(python3 - "$T/sorted.html" <<'PY'
+import re, sys
+html = open(sys.argv[1]).read()
+body = html.split('id="subdirs"', 1)[1].split('</table>', 1)[0]
+print(" ".join(re.findall(r'index\.html">[^<]*</a></td><td>(\d+)</td>', body)), end=" ")
+PY
+)
+check_eq "$got" "$(tr ' ' '\n' <<<"$want" | sed '/^$/d' | sort -n | tr '\n' ' ')" "subdirectory scores after a click on score"
+
 # A screenshot.
 (cd "$T" && chrome --screenshot="$T/shot.png" --window-size=1000,1400 "file://$MNT/d/index.html") ||
 	fail "chromium --screenshot"
