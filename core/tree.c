@@ -59,7 +59,15 @@ struct E4Tree {
 	int wake;               /* eventfd: tells the drainer to stop now */
 	gint stop;              /* set by e4_tree_stop: scans end at once */
 	uint64_t scans, inspections, revalidations; /* atomic */
+	gint64 changed_us;      /* atomic: realtime of the last change event seen */
+	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
+	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
 };
+
+static void note_change(E4Tree *tree)
+{
+	__atomic_store_n(&tree->changed_us, g_get_real_time(), __ATOMIC_RELAXED);
+}
 
 /* A directory fd shared by the inspections queued in it. */
 typedef struct {
@@ -433,6 +441,7 @@ static int reopen_dir(int dirfd, struct stat *st)
 static void mark_stale(uint64_t dir_ino, void *user)
 {
 	E4Tree *tree = user;
+	note_change(tree);
 	DirRec *rec = g_hash_table_lookup(tree->dirs, &dir_ino);
 	if (rec)
 		rec->clean = false;
@@ -444,6 +453,7 @@ static void drain(E4Tree *tree)
 	if (!tree->watch || e4_watch_drain(tree->watch, mark_stale, tree) == 0)
 		return;
 	/* Events were lost: trust nothing until checked again. */
+	note_change(tree);
 	GHashTableIter it;
 	gpointer value;
 	g_hash_table_iter_init(&it, tree->dirs);
@@ -569,6 +579,25 @@ void e4_tree_forget_inode(E4Tree *tree, uint64_t ino)
 	g_mutex_lock(&tree->lock);
 	g_hash_table_add(tree->forgotten, g_memdup2(&ino, sizeof(ino)));
 	g_mutex_unlock(&tree->lock);
+	gint64 now = g_get_real_time();
+	g_mutex_lock(&tree->moved_lock);
+	g_hash_table_insert(tree->moved_us, g_memdup2(&ino, sizeof(ino)), g_memdup2(&now, sizeof(now)));
+	g_mutex_unlock(&tree->moved_lock);
+	note_change(tree);
+}
+
+gint64 e4_tree_changed_us(E4Tree *tree)
+{
+	return tree->watch ? __atomic_load_n(&tree->changed_us, __ATOMIC_RELAXED) : g_get_real_time();
+}
+
+gint64 e4_tree_moved_us(E4Tree *tree, uint64_t ino)
+{
+	g_mutex_lock(&tree->moved_lock);
+	const gint64 *t = g_hash_table_lookup(tree->moved_us, &ino);
+	gint64 v = t ? *t : 0;
+	g_mutex_unlock(&tree->moved_lock);
+	return v;
 }
 
 void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
@@ -586,6 +615,9 @@ E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)
 	g_mutex_init(&tree->lock);
 	tree->dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, dir_rec_free);
 	tree->forgotten = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	g_mutex_init(&tree->moved_lock);
+	tree->moved_us = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	tree->changed_us = g_get_real_time();
 	tree->pool = g_thread_pool_new(run_job, NULL, (gint)(threads ? threads : 1), FALSE, NULL);
 	tree->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	return tree;
@@ -618,6 +650,8 @@ void e4_tree_free(E4Tree *tree)
 	g_thread_pool_free(tree->pool, FALSE, TRUE);
 	g_hash_table_destroy(tree->dirs);
 	g_hash_table_destroy(tree->forgotten);
+	g_hash_table_destroy(tree->moved_us);
+	g_mutex_clear(&tree->moved_lock);
 	g_mutex_clear(&tree->lock);
 	g_free(tree);
 }

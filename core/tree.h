@@ -5,6 +5,7 @@
 #pragma once
 
 #include <stdint.h>
+#include <glib.h>
 #include <time.h>
 #include <sys/types.h>
 
@@ -85,6 +86,16 @@ int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user);
 /* Forgets the cached figures of inode ino (e.g. after moving its blocks,
  * which changes no timestamp), so the next scan inspects it again. */
 void e4_tree_forget_inode(E4Tree *tree, uint64_t ino);
+
+/* When the filesystem last changed as far as the tree knows (realtime,
+ * microseconds): the last change event the watch reported (drained every
+ * 200 ms) or inode forgotten; the current time when not watched. For a
+ * picture's mtime: cheap, takes no scan lock. */
+gint64 e4_tree_changed_us(E4Tree *tree);
+
+/* When e4_tree_forget_inode last named ino (realtime, microseconds), 0
+ * never: a move changes no timestamp of the file. */
+gint64 e4_tree_moved_us(E4Tree *tree, uint64_t ino);
 
 void e4_tree_counters(E4Tree *tree, E4TreeCounters *out);
 

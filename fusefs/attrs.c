@@ -13,6 +13,9 @@
 #include "jobs.h"
 #include "walk.h"
 #include "render.h"
+#include "map.h"
+#include "mapscan.h"
+#include "page.h"
 
 enum { ON_DIR = 1, ON_FILE = 2, ON_ROOT = 4 };
 
@@ -30,11 +33,17 @@ static const struct {
 	[ATTR_JOBS] = { "jobs", ON_ROOT },
 	[ATTR_FREESPACE] = { "freespace", ON_ROOT },
 	[ATTR_PLAN] = { "plan", ON_DIR | ON_FILE },
+	[ATTR_MAP_SVG] = { "map.svg", ON_DIR | ON_FILE },
+	[ATTR_MAP_PNG] = { "map.png", ON_DIR | ON_FILE },
+	[ATTR_INDEX_HTML] = { "index.html", ON_DIR },
+	[ATTR_MAP_BEFORE_SVG] = { "map-before.svg", ON_DIR | ON_FILE },
+	[ATTR_MAP_BEFORE_PNG] = { "map-before.png", ON_DIR | ON_FILE },
 };
 
 const char *const e4_reserved_names[] = {
 	"score", "extents", "stats", "stats.json", "report", "metrics", "defrag", "jobs", "freespace",
-	"plan", NULL,
+	"plan", "map.svg", "map.png", "index.html", "map-before.svg", "map-before.png",
+	NULL,
 };
 
 const char *e4_attr_name(AttrId id)
@@ -45,6 +54,30 @@ const char *e4_attr_name(AttrId id)
 bool e4_attr_is_trigger(int id)
 {
 	return id == ATTR_DEFRAG || id == ATTR_JOBS;
+}
+
+uint64_t e4_attr_size(int id)
+{
+	switch (id) {
+	case ATTR_MAP_SVG:
+	case ATTR_MAP_BEFORE_SVG: return E4_MAP_SVG_SIZE;
+	case ATTR_MAP_PNG:
+	case ATTR_MAP_BEFORE_PNG: return E4_MAP_PNG_SIZE;
+	case ATTR_INDEX_HTML: return E4_PAGE_SIZE;
+	case ATTR_DEFRAG:
+	case ATTR_JOBS: return E4_TRIGGER_SIZE;
+	default: return 0;
+	}
+}
+
+bool e4_attr_is_picture(int id)
+{
+	return id == ATTR_MAP_SVG || id == ATTR_MAP_PNG;
+}
+
+bool e4_attr_follows_layout(int id)
+{
+	return e4_attr_is_picture(id) || id == ATTR_INDEX_HTML;
 }
 
 bool e4_attr_exists(const E4Fs *fs, const Node *node, AttrId id)
@@ -135,8 +168,151 @@ static void filter_top(E4Top *top, const Caller *caller, int fd, size_t cap)
 /* Candidates fetched for an unprivileged reader's report, per line kept. */
 #define REPORT_OVERFETCH 8
 
+/* A scene as the picture id asks: SVG or PNG, both of a fixed size. */
+static int picture(AttrId id, E4MapScene *scene, char **out)
+{
+	int rc = 0;
+	if (id == ATTR_MAP_SVG || id == ATTR_MAP_BEFORE_SVG)
+		rc = (*out = e4_map_svg(scene)) ? 0 : -EOVERFLOW;
+	else
+		rc = e4_map_png(scene, out);
+	e4_map_scene_clear(scene);
+	return rc;
+}
+
+/* The scene of the object open as fd: a directory's grid or a file's strip. */
+static int node_scene(E4Fs *fs, int fd, bool is_dir, E4MapScene *scene)
+{
+	uint32_t bs = fs->info->geom.block_size;
+	uint64_t total = e4_map_fs_blocks(fs->info->dev, fd, bs);
+	int rc;
+	if (is_dir) {
+		E4MapGrid grid;
+		E4Summary sum = {0};
+		rc = e4_map_dir_grid(fs->tree, fd, fs->info->dev, bs, total, &grid, &sum);
+		if (rc == 0)
+			e4_map_dir_scene(&grid, &sum, bs, scene);
+		e4_map_grid_clear(&grid);
+		return rc;
+	}
+	E4ExtentMap map = {0};
+	struct stat st;
+	rc = fstat(fd, &st) < 0 ? -errno : e4_fiemap_read(fd, &map);
+	if (rc == 0)
+		e4_map_file_scene(&map, (uint64_t)st.st_size, bs, total, scene);
+	e4_extent_map_clear(&map);
+	return rc;
+}
+
+static int node_picture(E4Fs *fs, int fd, bool is_dir, AttrId id, char **out)
+{
+	E4MapScene scene;
+	int rc = node_scene(fs, fd, is_dir, &scene);
+	return rc < 0 ? rc : picture(id, &scene, out);
+}
+
+int e4_attr_take_before(E4Fs *fs, Node *node, E4Before *out)
+{
+	*out = (E4Before){ .when_us = g_get_real_time() };
+	int fd = open_real(fs, node);
+	if (fd < 0)
+		return fd;
+	E4MapScene scene;
+	int rc = node_scene(fs, fd, node->is_dir, &scene);
+	close(fd);
+	if (rc < 0)
+		return rc;
+	out->svg = e4_map_svg(&scene);
+	rc = out->svg ? e4_map_png(&scene, &out->png) : -EOVERFLOW;
+	e4_map_scene_clear(&scene);
+	if (rc < 0)
+		g_clear_pointer(&out->svg, g_free);
+	return rc;
+}
+
+void e4_before_free(gpointer before)
+{
+	E4Before *b = before;
+	g_free(b->svg);
+	g_free(b->png);
+	g_free(b);
+}
+
+/* map-before.svg or .png: the picture taken when the node's last job
+ * started, or one saying there was none. */
+static int before_picture(E4Fs *fs, uint64_t ino, AttrId id, char **out)
+{
+	bool svg = id == ATTR_MAP_BEFORE_SVG;
+	*out = NULL;
+	g_mutex_lock(&fs->jobs_lock);
+	const E4Before *b = g_hash_table_lookup(fs->befores, &ino);
+	if (b)
+		*out = svg ? g_strdup(b->svg) : g_memdup2(b->png, E4_MAP_PNG_SIZE);
+	g_mutex_unlock(&fs->jobs_lock);
+	if (*out)
+		return 0;
+	E4MapScene scene;
+	e4_map_scene_init(&scene);
+	e4_map_text(&scene, 16, 40, 16, E4_ANCHOR_START, false,
+		    "No defragmentation job has run on this node since the mount.");
+	e4_map_text(&scene, 16, 64, 13, E4_ANCHOR_START, false,
+		    "When one starts, the picture of that moment is kept here; map.svg shows the present.");
+	return picture(id, &scene, out);
+}
+
+/* Scans the directory fd; with a caller, keeps the top files whose names
+ * the caller may learn (a non-root reader). */
+static int scan_top(E4Fs *fs, int fd, const Caller *caller, E4TreeResult *res)
+{
+	bool filter = caller && caller->uid != 0;
+	int rc = e4_tree_scan(fs->tree, fd, fs->report_top * (filter ? REPORT_OVERFETCH : 1), res);
+	if (rc == 0 && filter)
+		filter_top(&res->top, caller, fd, fs->report_top);
+	return rc;
+}
+
+/* index.html: figures, map, top files, subdirectories, defrag status. */
+static int dir_page(E4Fs *fs, E4AttrWork *w, char **out)
+{
+	uint32_t bs = fs->info->geom.block_size;
+	E4TreeResult res;
+	int rc = scan_top(fs, w->fd, &w->caller, &res);
+	if (rc < 0)
+		return rc;
+	g_autofree char *stats = e4_render_stats(&res.sum, bs, res.seconds, res.when);
+	g_autofree char *svg = NULL;
+	if (node_picture(fs, w->fd, true, ATTR_MAP_SVG, &svg) < 0)
+		svg = NULL;
+	struct stat st;
+	E4DirList list = {0};
+	if (fstat(w->fd, &st) == 0)
+		e4_dir_list(w->fd, &st, fs->info->dev, &list);
+	g_autoptr(GArray) subs = g_array_new(FALSE, TRUE, sizeof(E4PageSubdir));
+	for (size_t i = 0; i < list.n; i++) {
+		int sfd = list.v[i].kind == E4_ENTRY_DIR ? e4_open_subdir(w->fd, list.v[i].name, fs->info->dev, &st)
+							  : -1;
+		E4TreeResult sr;
+		if (sfd >= 0 && e4_tree_scan(fs->tree, sfd, 0, &sr) == 0) {
+			E4PageSubdir d = { list.v[i].name, sr.sum };
+			g_array_append_val(subs, d);
+			e4_tree_result_clear(&sr);
+		}
+		if (sfd >= 0)
+			close(sfd);
+	}
+	E4Page page = { .title = w->name, .sum = &res.sum, .stats = stats, .svg = svg, .top = &res.top,
+			.subdirs = (E4PageSubdir *)(void *)subs->data, .nsubdirs = subs->len,
+			.defrag = w->text, .reserved = e4_reserved_names, .block_size = bs };
+	*out = e4_page_render(&page);
+	e4_dir_list_clear(&list);
+	e4_tree_result_clear(&res);
+	return 0;
+}
+
 static int generate_dir(E4Fs *fs, int fd, AttrId id, const Caller *caller, char **out)
 {
+	if (e4_attr_is_picture(id))
+		return node_picture(fs, fd, true, id, out);
 	if (id == ATTR_EXTENTS) {
 		GString *text = e4_render_dir_extents_begin();
 		int rc = e4_tree_dir_files(fs->tree, fd, add_dir_file, text);
@@ -144,12 +320,9 @@ static int generate_dir(E4Fs *fs, int fd, AttrId id, const Caller *caller, char 
 		return rc;
 	}
 	E4TreeResult res;
-	bool filter = id == ATTR_REPORT && caller->uid != 0;
-	int rc = e4_tree_scan(fs->tree, fd, fs->report_top * (filter ? REPORT_OVERFETCH : 1), &res);
+	int rc = scan_top(fs, fd, id == ATTR_REPORT ? caller : NULL, &res);
 	if (rc < 0)
 		return rc;
-	if (filter)
-		filter_top(&res.top, caller, fd, fs->report_top);
 	*out = render_summary(fs, id, &res.sum, &res.top, res.seconds, res.when);
 	e4_tree_result_clear(&res);
 	return 0;
@@ -175,6 +348,8 @@ static int generate_file(E4Fs *fs, int fd, AttrId id, char **out)
 {
 	if (id == ATTR_EXTENTS)
 		return generate_file_extents(fs, fd, out);
+	if (e4_attr_is_picture(id))
+		return node_picture(fs, fd, false, id, out);
 	E4FileResult r;
 	gint64 start = g_get_monotonic_time();
 	int rc = e4_inspect_fd(fd, &fs->info->geom, NULL, &r);
@@ -313,6 +488,14 @@ int e4_attr_prepare(E4Fs *fs, Node *node, AttrId id, const Caller *caller, E4Att
 		if (pfd >= 0)
 			close(pfd);
 	}
+	if (id == ATTR_MAP_BEFORE_SVG || id == ATTR_MAP_BEFORE_PNG) {
+		w->ino = node->real_ino;
+		return 0;
+	}
+	if (id == ATTR_INDEX_HTML) {
+		w->text = e4fs_job_status(fs, node);
+		w->name = g_strdup(node == fs->root ? "/" : node->name);
+	}
 	w->fd = open_real(fs, node);
 	return w->fd < 0 ? w->fd : 0;
 }
@@ -333,6 +516,11 @@ static int run_work(E4Fs *fs, E4AttrWork *w, char **out)
 		return 0;
 	case ATTR_PLAN:
 		return generate_plan(fs, w, out);
+	case ATTR_INDEX_HTML:
+		return dir_page(fs, w, out);
+	case ATTR_MAP_BEFORE_SVG:
+	case ATTR_MAP_BEFORE_PNG:
+		return before_picture(fs, w->ino, w->id, out);
 	default:
 		return w->is_dir ? generate_dir(fs, w->fd, w->id, &w->caller, out)
 				 : generate_file(fs, w->fd, w->id, out);
@@ -346,8 +534,12 @@ int e4_attr_run(E4Fs *fs, E4AttrWork *w, char **out, size_t *len)
 	if (w->fd >= 0)
 		close(w->fd);
 	g_clear_pointer(&w->text, g_free);
+	g_clear_pointer(&w->name, g_free);
 	if (rc == 0 && !*out)
 		rc = -EINVAL;
-	*len = *out ? strlen(*out) : 0;
+	bool png = w->id == ATTR_MAP_PNG || w->id == ATTR_MAP_BEFORE_PNG;
+	*len = !*out ? 0 : png ? E4_MAP_PNG_SIZE : strlen(*out);
+	/* A fixed size is a promise made at stat. */
+	g_assert(e4_attr_size(w->id) == 0 || e4_attr_is_trigger(w->id) || rc < 0 || *len == e4_attr_size(w->id));
 	return rc;
 }

@@ -56,6 +56,7 @@ typedef struct {
 	guint max_jobs;      /* jobs at once: each holds a FUSE thread while it runs */
 	GPtrArray *jobs;     /* running Job */
 	GHashTable *results; /* real ino -> last result text */
+	GHashTable *befores; /* real ino -> E4Before: its pictures when its last job started */
 	uint64_t metrics_scans; /* atomic: scans made to answer metrics itself */
 	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
 	E4DefragSummary jobs_totals;

@@ -1,5 +1,7 @@
 #include "jobs.h"
 
+#include "attrs.h"
+
 #include <errno.h>
 #include <inttypes.h>
 #include <fcntl.h>
@@ -443,6 +445,31 @@ static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid
 	return job_errno(job, rc);
 }
 
+/* Keeps node's pictures of this moment as its map-before. */
+static void keep_before(E4Fs *fs, Node *node)
+{
+	E4Before *b = g_new0(E4Before, 1);
+	int rc = e4_attr_take_before(fs, node, b);
+	if (rc < 0) {
+		fuse_log(FUSE_LOG_ERR, "e4infofs: map-before of inode %" G_GUINT64_FORMAT ": %s\n",
+			 node->real_ino, g_strerror(-rc));
+		e4_before_free(b);
+		return;
+	}
+	g_mutex_lock(&fs->jobs_lock);
+	g_hash_table_replace(fs->befores, g_memdup2(&node->real_ino, sizeof(node->real_ino)), b);
+	g_mutex_unlock(&fs->jobs_lock);
+}
+
+gint64 e4fs_before_time(E4Fs *fs, uint64_t ino)
+{
+	g_mutex_lock(&fs->jobs_lock);
+	const E4Before *b = g_hash_table_lookup(fs->befores, &ino);
+	gint64 t = b ? b->when_us : 0;
+	g_mutex_unlock(&fs->jobs_lock);
+	return t;
+}
+
 int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, const E4JobLimits *limits, fuse_req_t req,
 		 uid_t uid)
 {
@@ -458,6 +485,7 @@ int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, const E4JobLimits *limi
 	job->chain = chain_of(fs, node);
 	int rc = job_register(fs, job);
 	if (rc == 0) {
+		keep_before(fs, node);
 		rc = job_execute(job, kind, limits, uid);
 		store_result(fs, job, rc);
 	}
@@ -573,11 +601,13 @@ void e4fs_jobs_init(E4Fs *fs)
 	g_mutex_init(&fs->jobs_lock);
 	fs->jobs = g_ptr_array_new();
 	fs->results = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
+	fs->befores = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, e4_before_free);
 }
 
 void e4fs_jobs_free(E4Fs *fs)
 {
 	g_ptr_array_free(fs->jobs, TRUE);
 	g_hash_table_destroy(fs->results);
+	g_hash_table_destroy(fs->befores);
 	g_mutex_clear(&fs->jobs_lock);
 }

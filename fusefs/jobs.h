@@ -60,6 +60,8 @@ char *e4fs_job_status(E4Fs *fs, Node *node);
  * ("probe"); capped by -o defrag_mibps. 0 with "none" when neither is
  * known (path NULL: nothing to move). */
 double e4fs_move_rate(E4Fs *fs, int fd, const char *path, const char **source);
+/* When node ino's map-before was taken (realtime, microseconds), 0 never. */
+gint64 e4fs_before_time(E4Fs *fs, uint64_t ino);
 
 void e4fs_jobs_init(E4Fs *fs);
 void e4fs_jobs_free(E4Fs *fs);

@@ -13,6 +13,7 @@
 
 #include "content.h"
 #include "fs.h"
+#include "map.h"
 #include "jobs.h"
 #include "utab.h"
 
@@ -415,6 +416,7 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	e4_handles_free(fs.handles);
 	e4_handles_free(fs.listings);
 	e4_tree_free(fs.tree);
+	e4_map_png_shutdown(); /* the generators are done: cairo's font caches go */
 out:
 	e4_defrag_free(fs.defrag);
 	if (fs.donor_dir_fd >= 0)

@@ -40,9 +40,25 @@ static void node_stat(const struct stat *real, struct stat *st)
 		st->st_size = 0;
 }
 
+/* A picture's mtime (and ctime): when the layout it shows last changed,
+ * as far as is known without mapping anything: the object's own mtime
+ * and ctime, the last move of a file by a job, and for a directory (whose
+ * map shows the whole filesystem) the last change event on the fs. */
+static void picture_time(E4Fs *fs, const struct stat *real, uint64_t real_ino, struct stat *st)
+{
+	gint64 us = (gint64)real->st_mtim.tv_sec * G_USEC_PER_SEC + real->st_mtim.tv_nsec / 1000;
+	gint64 c = (gint64)real->st_ctim.tv_sec * G_USEC_PER_SEC + real->st_ctim.tv_nsec / 1000;
+	us = MAX(us, c);
+	us = MAX(us, S_ISDIR(real->st_mode) ? e4_tree_changed_us(fs->tree)
+					    : e4_tree_moved_us(fs->tree, real_ino));
+	st->st_mtim.tv_sec = us / G_USEC_PER_SEC;
+	st->st_mtim.tv_nsec = us % G_USEC_PER_SEC * 1000;
+	st->st_ctim = st->st_mtim;
+}
+
 /* The stat of node's attribute file, derived from the real object:
  * readable as the object is, and `defrag` writable by its owner. */
-static void attr_stat(const struct stat *real, uint64_t ino, struct stat *st)
+static void attr_stat(E4Fs *fs, const struct stat *real, uint64_t ino, struct stat *st)
 {
 	*st = *real;
 	st->st_ino = ino;
@@ -50,13 +66,24 @@ static void attr_stat(const struct stat *real, uint64_t ino, struct stat *st)
 	if (e4_attr_is_trigger(e4_ino_attr(ino)))
 		st->st_mode |= real->st_mode & S_IWUSR;
 	st->st_nlink = 1;
-	/* Generated content: size 0 and direct_io, so readers read to EOF. */
-	st->st_size = 0;
-	st->st_blocks = 0;
-	/* A trigger's writes must not extend it: the kernel serializes writes
-	 * past EOF, and "cancel" must reach a job whose "1" is still writing. */
-	if (e4_attr_is_trigger(e4_ino_attr(ino)))
-		st->st_size = E4_TRIGGER_SIZE;
+	/* Generated content: size 0 and direct_io, so readers read to EOF.
+	 * A trigger's writes must not extend it: the kernel serializes writes
+	 * past EOF, and "cancel" must reach a job whose "1" is still writing.
+	 * A picture has its true, fixed size (file managers thumbnail only
+	 * files of a true size). */
+	int attr = e4_ino_attr(ino);
+	st->st_size = (off_t)e4_attr_size(attr);
+	/* Not sparse, to tools that compare blocks with the size (cp, rsync). */
+	st->st_blocks = e4_attr_is_trigger(attr) ? 0 : (st->st_size + 511) / 512;
+	if (e4_attr_follows_layout(attr))
+		picture_time(fs, real, e4_ino_real(ino), st);
+	if (attr == ATTR_MAP_BEFORE_SVG || attr == ATTR_MAP_BEFORE_PNG) {
+		gint64 us = e4fs_before_time(fs, e4_ino_real(ino));
+		if (us) {
+			st->st_mtim = (struct timespec){ us / G_USEC_PER_SEC, us % G_USEC_PER_SEC * 1000 };
+			st->st_ctim = st->st_mtim;
+		}
+	}
 }
 
 /* Replies to an open like fuse_reply_open with direct_io, adding
@@ -91,7 +118,7 @@ static int stat_ino(E4Fs *fs, fuse_ino_t ino, struct stat *st)
 		node_stat(&real, st);
 		st->st_ino = ino;
 	} else {
-		attr_stat(&real, ino, st);
+		attr_stat(fs, &real, ino, st);
 	}
 	return 0;
 }

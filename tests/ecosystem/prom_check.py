@@ -38,7 +38,8 @@ COUNTERS = ["e4infofs_scans_total", "e4infofs_inspections_total", "e4infofs_reva
             "e4infofs_defrag_bytes_moved_total", "e4infofs_defrag_seconds_total"]
 OUTCOMES = ["improved", "optimal", "no-gain", "skipped", "failed", "cancelled"]
 RESERVED = {b"score", b"extents", b"stats", b"stats.json", b"report", b"metrics", b"defrag",
-            b"jobs", b"freespace", b"plan"}
+            b"jobs", b"freespace", b"plan", b"map.svg", b"map.png", b"index.html",
+            b"map-before.svg", b"map-before.png"}
 
 LINE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
 LABEL = re.compile(r'\s*([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*(,|$)')

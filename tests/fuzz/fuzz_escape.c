@@ -8,7 +8,8 @@
 #include "escape.h"
 
 static const char *const reserved[] = { "score", "extents", "stats", "stats.json", "report",
-					"metrics", "defrag", "freespace", "plan", NULL };
+					"metrics", "defrag", "freespace", "plan", "map.svg", "map.png",
+					"index.html", "map-before.svg", "map-before.png", NULL };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@ ATTRS_DIR="extents report score stats stats.json"
 ATTRS_FILE="extents score stats stats.json"
 # Attribute files beyond this test's scope (docs/defrag.md): allowed in a
 # listing, not required.
-OPTIONAL_ATTRS="defrag freespace plan"
+OPTIONAL_ATTRS="defrag freespace plan map.svg map.png map-before.svg map-before.png index.html"
 
 # listing DIR: the names in DIR, one per line, non-printable bytes as \xHH
 # (so names with newlines compare safely).
@@ -152,7 +152,7 @@ mkdir "$SRC/deep"
 	cat f0/extents >"$T/deep.e4" || exit 1
 	cat stats >"$T/deep.stats" || exit 1
 	# (plain names; python would not start in a cwd this deep)
-	ls -A | grep -vxE 'defrag|freespace|plan' >"$T/deep.ls" || exit 1
+	ls -A | grep -vxE 'defrag|freespace|plan|map(-before)?\.(svg|png)|index\.html' >"$T/deep.ls" || exit 1
 ) || fail "reading the deep tree through the mount"
 check_eq "$(sed -n 's/^runs: //p' "$T/deep.e4")" "$(cat "$T/deep.count")" "deep f0: runs"
 check_eq "$(e4_records "$T/deep.e4")" "$(cat "$T/deep.records")" "deep f0: records"
@@ -165,7 +165,7 @@ log "deep tree ok"
 
 # ---- collisions ------------------------------------------------------------
 mkdir -p "$SRC/coll/stats" "$SRC/coll/@d"
-COLL_FILES=(score extents stats.json report defrag metrics freespace @x @score @ scores Score)
+COLL_FILES=(score extents stats.json report defrag metrics freespace map.png index.html @x @score @ scores Score)
 "$MKFRAG" frag "$SRC/coll" c ${#COLL_FILES[@]} 64 4
 for i in "${!COLL_FILES[@]}"; do mv "$SRC/coll/c$i" "$SRC/coll/${COLL_FILES[$i]}"; done
 "$MKFRAG" frag "$SRC/coll/stats" inner 1 64 64
@@ -176,7 +176,7 @@ mv "$SRC/metrics0" "$SRC/metrics"
 mv "$SRC/score0" "$SRC/score"
 sync
 
-expect_listing "$MNT/coll" @score @extents @stats.json @report @defrag @metrics @freespace @@x @@score @@ \
+expect_listing "$MNT/coll" @score @extents @stats.json @report @defrag @metrics @freespace @map.png @index.html @@x @@score @@ \
 	scores Score @stats @@d $ATTRS_DIR
 check_file_node "$SRC/coll/score" "$MNT/coll/@score"
 check_file_node "$SRC/coll/extents" "$MNT/coll/@extents"
@@ -185,6 +185,8 @@ check_file_node "$SRC/coll/report" "$MNT/coll/@report"
 check_file_node "$SRC/coll/defrag" "$MNT/coll/@defrag"
 check_file_node "$SRC/coll/metrics" "$MNT/coll/@metrics"
 check_file_node "$SRC/coll/freespace" "$MNT/coll/@freespace"
+check_file_node "$SRC/coll/map.png" "$MNT/coll/@map.png"
+check_file_node "$SRC/coll/index.html" "$MNT/coll/@index.html"
 check_file_node "$SRC/coll/@x" "$MNT/coll/@@x"
 check_file_node "$SRC/coll/@score" "$MNT/coll/@@score"
 check_file_node "$SRC/coll/@" "$MNT/coll/@@"
