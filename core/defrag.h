@@ -88,6 +88,11 @@ typedef struct {
 	/* Called after each chunk with the bytes of this file moved so far. */
 	void (*progress)(uint64_t bytes_done, void *user);
 	void *user;
+	/* Called with the inode of each other file whose blocks making room
+	 * moved (a move changes no timestamp: cached figures must be
+	 * forgotten), with moved_user (never replaced by the subtree walk). */
+	void (*moved)(uint64_t ino, void *moved_user);
+	void *moved_user;
 } E4DefragOpts;
 
 typedef struct E4Defrag E4Defrag;

@@ -148,6 +148,13 @@ static void on_progress(const E4DefragSummary *now, const char *current, void *u
 	g_mutex_unlock(&job->lock);
 }
 
+/* Making room moved another file's blocks: its cached figures are stale. */
+static void on_room_moved(uint64_t ino, void *user)
+{
+	Job *job = user;
+	e4_tree_forget_inode(job->fs->tree, ino);
+}
+
 static void on_file_done(const char *path, const E4FileDefrag *res, void *user)
 {
 	Job *job = user;
@@ -424,7 +431,7 @@ static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid
 		job->deadline = start + (gint64)(limits.seconds * 1e6);
 	E4DefragOpts opts = { .uid = uid, .good_kib = fs->good_kib, .min_runs = limits.min_runs,
 			      .room_hold_bytes = (uint64_t)limits.hold_mib << 20, .cancelled = job_cancelled,
-			      .user = job };
+			      .user = job, .moved = on_room_moved, .moved_user = job };
 	g_autoptr(E4Throttle) throttle = NULL;
 	if (limits.mibps > 0) {
 		opts.chunk_bytes = throttled_chunk(limits.mibps);

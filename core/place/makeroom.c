@@ -357,6 +357,8 @@ static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
 			e4_defrag_move(rm->d, rw, rm->donor, &ranges, (const uint64_t *)starts->data, &rm->mopts, &res);
 			rm->out->bytes_moved += res.bytes_moved;
 			rm->out->files_moved++;
+			if (res.bytes_moved && rm->opts->moved)
+				rm->opts->moved(mf->ino, rm->opts->moved_user);
 			rc = res.outcome == E4_OUTCOME_IMPROVED ? 0 : res.outcome == E4_OUTCOME_CANCELLED ? -ECANCELED : -ENOSPC;
 		}
 	}
