@@ -34,6 +34,16 @@ fresh_copy() {
 	mount_image "$T/$(basename "$1").img" "$1"
 }
 
+# wait_ready WHAT SECS: until $T/ready exists (WHAT started), or fail.
+wait_ready() {
+	local i
+	for ((i = 0; i < $2 * 20; i++)); do
+		[ -e "$T/ready" ] && return 0
+		sleep 0.05
+	done
+	fail "the $1 did not start"
+}
+
 # compact_sampled ROOT MNT OPTIONS: runs a compaction with the sampler on;
 # prints the largest drop of f_bavail (bytes) and the bytes moved.
 compact_sampled() {
@@ -41,11 +51,7 @@ compact_sampled() {
 	rm -f "$T/stop" "$T/ready"
 	python3 "$HERE/bavail_min.py" "$root" "$T/stop" "$T/ready" >"$T/sampled" &
 	local sampler=$!
-	for ((n = 0; n < 200; n++)); do
-		[ -e "$T/ready" ] && break
-		sleep 0.05
-	done
-	[ -e "$T/ready" ] || fail "the sampler did not start"
+	wait_ready sampler 10
 	echo "compact $opts" >"$mnt/defrag" || fail "echo compact $opts"
 	touch "$T/stop"
 	wait "$sampler"
@@ -107,11 +113,7 @@ mount_e4infofs "$T/written" "$T/mwritten"
 rm -f "$T/stop" "$T/ready"
 python3 "$HERE/room_writer.py" "$T/written/small" "$T/stop" "$T/ready" 7 >"$T/writer.out" &
 writer=$!
-for ((i = 0; i < 400; i++)); do
-	[ -e "$T/ready" ] && break
-	sleep 0.05
-done
-[ -e "$T/ready" ] || fail "the writer did not start"
+wait_ready writer 20
 echo "compact mibps=8" >"$T/mwritten/defrag" || fail "compact during writes"
 touch "$T/stop"
 wait "$writer" || fail "the writer failed"
