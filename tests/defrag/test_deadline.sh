@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A job with a deadline: "1 seconds=2" on a tree that needs well over 2 s
-# (8 x 64 MiB of 16384 runs each on a 2 GiB image, caches dropped) returns 0 (a deadline is
+# (12 x 64 MiB of 16384 runs each on a 2 GiB image, caches dropped) returns 0 (a deadline is
 # no error) within 2 s plus one chunk's time at the rate an uninterrupted
 # job measured on a copy of the image (plus 0.5 s of slack: the workers'
 # join, the reply, the shell), shows "state: stopped" with what is left,
@@ -18,7 +18,7 @@ THREADS=4
 setup_image 2048
 
 mkdir -p "$SRC/big"
-"$MKFRAG" frag "$SRC/big" b 8 65536 4      # 8 x 64 MiB, 16384 runs each
+"$MKFRAG" frag "$SRC/big" b 12 65536 4     # 12 x 64 MiB, 16384 runs each
 snap_before
 runs_before=$(sum_runs "$SRC")
 mount_copy_b "$T/b"
@@ -34,7 +34,7 @@ check_eq "$(dkey "$T/mb/defrag" state)" done "state of the reference job"
 stop_e4infofs "$T/mb"
 runs_list "$T/b" >"$T/runs.ref"
 runs_ref=$(sum_runs "$T/b")
-[ "$ref_ms" -ge 4000 ] || fail "the uninterrupted job took $ref_ms ms: not well over 2 s (make the files bigger)"
+[ "$ref_ms" -ge 3000 ] || fail "the uninterrupted job took $ref_ms ms: not well over 2 s (make the files bigger)"
 # One 4 MiB chunk per worker (THREADS workers share the disk) at the rate seen.
 chunk_ms=$((THREADS * 4194304 * ref_ms / ref_moved))
 budget=$((2000 + chunk_ms + 500))
@@ -79,8 +79,8 @@ log "per file (stopped+finished vs uninterrupted): $(join "$T/runs.after" "$T/ru
 # On a 1 GiB image that space was tight: 11 and 146 runs against 6 (b5
 # got a donor of 139 pieces). On this 2 GiB image, 3 runs of the test
 # ended at 6 runs, the uninterrupted layout exactly; the slack allows one
-# more run per file.
-slack=${RUNS_SLACK:-6}
+# more run per file (12 files).
+slack=${RUNS_SLACK:-12}
 [ "$runs_after" -le $((runs_ref + slack)) ] ||
 	fail "stopped + finished: $runs_after runs, uninterrupted: $runs_ref (allowed +$slack)"
 check_snap "the jobs"
