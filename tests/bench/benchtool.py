@@ -31,6 +31,14 @@
         block back. JSON: records, calls, first_seconds (that first
         mapping, writeback included), seconds (the median of the other 5).
 
+    benchtool.py freefrag IMAGE
+    benchtool.py freespace FILE
+        Free-space figures, from e2freefrag on an (unmounted) image or
+        from a mount's `freespace` file: JSON max_kib (largest free
+        extent), free_kib, extents, share_128m (percent of the free blocks
+        in extents of 128 MiB or more, from the histogram's power-of-two
+        buckets, as e2freefrag counts them).
+
     benchtool.py verify-same ROOT1 ROOT2
         Exit 0 if both trees hold the same relative paths with the same
         sizes and the same content (sha256), else 1 with a message.
@@ -39,7 +47,9 @@
 import hashlib
 import json
 import os
+import re
 import statistics
+import subprocess
 import sys
 import time
 
@@ -175,7 +185,76 @@ def cmd_fiemap_time(path):
     return 0
 
 
+UNITS = {"K": 1, "M": 1024, "G": 1024 ** 2, "T": 1024 ** 3}
+
+
+def _kib(text):
+    """'128M' -> 131072 (KiB)."""
+    return int(text[:-1]) * UNITS[text[-1]]
+
+
+def _share(buckets):
+    """buckets: (low_kib, blocks); percent of blocks in buckets >= 128 MiB."""
+    total = sum(b for _, b in buckets)
+    big = sum(b for lo, b in buckets if lo >= 128 * 1024)
+    return round(100.0 * big / total, 2) if total else 0.0
+
+
+def cmd_freefrag(image):
+    out = subprocess.run(["e2freefrag", image], check=True, capture_output=True, text=True).stdout
+    fig = {}
+    buckets = []
+    for line in out.splitlines():
+        m = re.match(r"\s*Max\. free extent: (\d+) KB", line)
+        if m:
+            fig["max_kib"] = int(m.group(1))
+        m = re.match(r"\s*Num\. free extent: (\d+)", line)
+        if m:
+            fig["extents"] = int(m.group(1))
+        m = re.match(r"Free blocks: (\d+)", line)
+        if m:
+            fig["free_blocks"] = int(m.group(1))
+        m = re.match(r"Blocksize: (\d+) bytes", line)
+        if m:
+            fig["bs"] = int(m.group(1))
+        m = re.match(r"\s*(\d+[KMGT])\.\.\.\s*\d+[KMGT]-\s*:\s*(\d+)\s+(\d+)", line)
+        if m:
+            buckets.append((_kib(m.group(1)), int(m.group(3))))
+    if "max_kib" not in fig or "free_blocks" not in fig:
+        print(f"freefrag: cannot read e2freefrag's output:\n{out}", file=sys.stderr)
+        return 1
+    print(json.dumps({"max_kib": fig["max_kib"], "extents": fig.get("extents"),
+                      "free_kib": fig["free_blocks"] * fig.get("bs", 4096) // 1024,
+                      "share_128m": _share(buckets)}))
+    return 0
+
+
+def cmd_freespace(path):
+    fig = {}
+    buckets = []
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            k, _, v = line.partition(": ")
+            if v:
+                fig[k] = int(v)
+                continue
+            m = re.match(r"(\d+[KMGT])-\d*[KMGT]? (\d+) (\d+) ", line)
+            if m:
+                buckets.append((_kib(m.group(1)), int(m.group(3))))
+    bs = fig.get("block_size", 4096)
+    print(json.dumps({"max_kib": fig.get("max_free_extent_kib"), "extents": fig.get("free_extents"),
+                      "free_kib": fig.get("total_free_blocks", 0) * bs // 1024,
+                      "share_128m": _share(buckets)}))
+    return 0
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "freefrag":
+        return cmd_freefrag(argv[2])
+    if len(argv) == 3 and argv[1] == "freespace":
+        return cmd_freespace(argv[2])
     if len(argv) == 3 and argv[1] == "layout":
         return cmd_layout(argv[2])
     if len(argv) == 4 and argv[1] == "odcopy":

@@ -119,6 +119,89 @@ def verdict(ok):
     return "PASS" if ok else "MISS"
 
 
+def cheese_targets(rs, c, v):
+    """Issue 15's targets for a swiss-cheese variant, against the same
+    corpus with contiguous free space measured in the same run."""
+    if v != "cheese" or (c, "contiguous") not in rs:
+        return []
+    r, k = rs[(c, v)], rs[(c, "contiguous")]
+    lines = []
+    ri, rk = r.med("e4i_runs_after"), k.med("e4i_runs_after")
+    if ri is not None and rk is not None:
+        lines.append(("runs after <= 1.25x the contiguous variant's",
+                      f"{fn(ri)} vs {fn(rk)} ({fx(fr(ri, rk))})", ri <= 1.25 * rk))
+    li = r.med("e4i_layout_after")
+    if li is not None:
+        lines.append(("layout score after >= 0.999", f"{li:.4f}", li >= 0.999))
+    ti, tk = r.med("e4i_defrag_s"), k.med("e4d_defrag_s")
+    q = fr(ti, tk)
+    if q is not None:
+        lines.append(("time <= 0.5x e4defrag's on the contiguous variant",
+                      f"{fx(q)} ({fs(ti)} vs {fs(tk)})", q <= 0.5))
+    return lines
+
+
+def room_rows(rs, combos, w):
+    """Bytes moved to make room, and the compaction's free space."""
+    if not any(rs[k].vals("e4i_status_room_bytes_moved") for k in combos):
+        return
+    w("Making room (the job's `room_bytes_moved`: every file's bytes moved out of the regions, the "
+      "defragmented files' own included; `room_files_moved`). The multiple is of the bytes of the "
+      "fragmented files (the O_DIRECT copy's); the copy-equivalent time is the O_DIRECT copy's time "
+      "scaled to all the bytes the job moved (defragmented and moved to make room).")
+    w("")
+    w("| corpus | free | bytes moved to make room | x files' bytes | files moved | gave way | "
+      "all bytes moved | copy-equivalent time | e4infofs / copy-equivalent |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for (c, v) in combos:
+        r = rs[(c, v)]
+        rb, fb = r.med("e4i_status_room_bytes_moved"), r.med("odcopy_bytes")
+        moved = r.med("e4i_status_bytes_moved")
+        tc, ti = r.med("odcopy_s"), r.med("e4i_defrag_s")
+        total = (moved or 0) + (rb or 0)
+        eq = tc * total / fb if tc and fb else None
+        w(f"| {c} | {v} | {fmib(rb)} | {fx(fr(rb, fb))} | {fn(r.med('e4i_status_room_files_moved'))} | "
+          f"{fn(r.med('e4i_status_room_gave_way'))} | {fmib(total)} | {fs(eq)} | {fx(fr(ti, eq))} |")
+    w("")
+
+
+def compact_rows(rs, combos, w):
+    keys = [k for k in combos if rs[k].vals("compact_s")]
+    if not keys:
+        return
+    w("## Compact")
+    w("")
+    w("`echo compact > $MNT/defrag` at the root of a fresh copy of each swiss-cheese image (the "
+      "mount's source is the filesystem's root), caches dropped first, then `sync`. Free space "
+      "before and after from `e2freefrag` on the unmounted image, and (in brackets) from the "
+      "mount's `freespace` file; share = percent of the free blocks in free extents of 128 MiB "
+      "or more.")
+    w("")
+    w("| corpus | free | time | bytes moved | files moved | gave way | free extents before / after | "
+      "largest free extent before / after | share >= 128 MiB before / after |")
+    w("|---|---|---|---|---|---|---|---|---|")
+    for (c, v) in keys:
+        r = rs[(c, v)]
+        g = lambda k: r.med(k)
+        w(f"| {c} | {v} | {fs(g('compact_s'))} | {fmib(g('compact_room_bytes_moved'))} | "
+          f"{fn(g('compact_room_files_moved'))} | {fn(g('compact_room_gave_way'))} | "
+          f"{fn(g('compact_before_extents'))} / {fn(g('compact_after_extents'))} "
+          f"({fn(g('compact_before_fs_extents'))} / {fn(g('compact_after_fs_extents'))}) | "
+          f"{fmib_k(g('compact_before_max_kib'))} / {fmib_k(g('compact_after_max_kib'))} "
+          f"({fmib_k(g('compact_before_fs_max_kib'))} / {fmib_k(g('compact_after_fs_max_kib'))}) | "
+          f"{pct(g('compact_before_share_128m'))} / {pct(g('compact_after_share_128m'))} "
+          f"({pct(g('compact_before_fs_share_128m'))} / {pct(g('compact_after_fs_share_128m'))}) |")
+    w("")
+
+
+def fmib_k(kib):
+    return "–" if kib is None else f"{kib / 1024:,.1f} MiB"
+
+
+def pct(x):
+    return "–" if x is None else f"{x:.1f}%"
+
+
 def main():
     nums, docs, errors = load(sys.argv[1])
     meta = json.load(open(sys.argv[2]))
@@ -199,6 +282,7 @@ def main():
         if li is not None and ld is not None:
             dg = 4 if round(li, 4) != round(ld, 4) else 6
             lines.append(("layout score after >= e4defrag's", f"{li:.{dg}f} vs {ld:.{dg}f}", li >= ld - 1e-9))
+        lines += cheese_targets(rs, c, v)
         files = r.med("files")
         hwm, rss = r.med("hwm_after_scan_kib"), r.med("rss_after_mount_kib")
         if c == "a" and files and hwm is not None and rss is not None:
@@ -309,6 +393,9 @@ def main():
           f"{fn(r.med('e4i_status_no-gain'))} | {fn(r.med('e4i_status_skipped'))} | {fn(r.med('e4i_status_failed'))} | "
           f"{fmib(r.med('e4i_status_bytes_moved'))} |")
     w("")
+
+    room_rows(rs, combos, w)
+    compact_rows(rs, combos, w)
 
     # ---- memory ---------------------------------------------------------
     w("## Memory")

@@ -18,6 +18,7 @@
 #   --e4infofs PATH  the daemon (default build/fusefs/e4infofs of the repo)
 #   --seed N         age.py's seed (default 1)
 #   --scale F        age.py's scale (default 1, smoke 0.004)
+#   --no-compact     skip `echo compact` on the cheese variants
 #   --verify         after the defrags, check both trees have the same content
 #   --keep           keep the work directory (images, logs) under $BENCH_DIR
 #   --note TEXT      a line for the report's notes (repeatable)
@@ -48,6 +49,7 @@ E4INFOFS="$REPO/build/fusefs/e4infofs"
 SEED=1
 SCALE=""
 VERIFY=0
+COMPACT=1
 KEEP=0
 NOTES=()
 
@@ -68,6 +70,7 @@ while [ $# -gt 0 ]; do
 	--seed) SEED=${2:?}; shift ;;
 	--scale) SCALE=${2:?}; shift ;;
 	--verify) VERIFY=1 ;;
+	--no-compact) COMPACT=0 ;;
 	--keep) KEEP=1 ;;
 	--note) NOTES+=("${2:?}"); shift ;;
 	-h | --help) usage ;;
@@ -348,6 +351,7 @@ bench_one() {
 	for ((r = 1; r <= DRUNS; r++)); do
 		bench_defrag "$d" "$r"
 	done
+	[ "$v" = cheese ] && [ "$COMPACT" = 1 ] && bench_compact "$d"
 	# 3. physical limit: O_DIRECT copy of the fragmented files' bytes (part
 	# of the defrag comparison: --defrag-runs times)
 	mount_img "$img" "$d/m"
@@ -397,7 +401,8 @@ bench_defrag() {
 	cat "$d/fi/defrag" >"$d/defrag-status.$r.txt"
 	[ "$st" = 0 ] || err "echo 1 > defrag failed (status $st); status: $(tr '\n' ' ' <"$d/defrag-status.$r.txt")"
 	rec e4i_defrag_s "$r" "$t"
-	for k in improved optimal no-gain skipped failed runs_before runs_after bytes_moved; do
+	for k in improved optimal no-gain skipped failed runs_before runs_after bytes_moved \
+		room_bytes_moved room_files_moved room_gave_way; do
 		rec "e4i_status_$k" "$r" "$(stat_key "$d/defrag-status.$r.txt" "$k" | head -n 1)"
 	done
 	out=$("${TOOL[@]}" layout "$d/i/tree") || err "layout of the e4infofs image failed"
@@ -445,6 +450,47 @@ bench_defrag() {
 	umount_img "$d/e"
 	umount_img "$d/i"
 	rm -f "$d/e4d.img" "$d/e4i.img"
+}
+
+# bench_compact D: `echo compact` at the root of a fresh copy of a cheese
+# image; the free space before and after, from e2freefrag on the unmounted
+# image and from the mount's `freespace`, which must agree.
+bench_compact() {
+	local d=$1 out t0 t st=0
+	log "corpus $CUR_C/$CUR_V: compact"
+	cp --sparse=always "$d/aged.img" "$d/cmp.img" || die "cp failed"
+	sync
+	out=$("${TOOL[@]}" freefrag "$d/cmp.img") || err "e2freefrag of the image before compact failed"
+	rec_free compact_before "$out"
+	mount_img "$d/cmp.img" "$d/c"
+	fuse_mount "$d/c" "$d/fc"
+	"${TOOL[@]}" freespace "$d/fc/freespace" >"$d/freespace-before.json" || err "cannot read freespace before compact"
+	rec_free compact_before_fs "$(cat "$d/freespace-before.json")"
+	drop_caches
+	t0=$EPOCHREALTIME
+	echo compact >"$d/fc/defrag" || st=$?
+	sync
+	t=$(since "$t0")
+	cat "$d/fc/defrag" >"$d/compact-status.txt"
+	[ "$st" = 0 ] || err "echo compact > defrag failed (status $st): $(tr '\n' ' ' <"$d/compact-status.txt")"
+	rec compact_s 1 "$t"
+	for k in room_bytes_moved room_files_moved room_gave_way; do
+		rec "compact_$k" 1 "$(stat_key "$d/compact-status.txt" "$k" | head -n 1)"
+	done
+	"${TOOL[@]}" freespace "$d/fc/freespace" >"$d/freespace-after.json" || err "cannot read freespace after compact"
+	rec_free compact_after_fs "$(cat "$d/freespace-after.json")"
+	fuse_umount "$d/fc"
+	umount_img "$d/c"
+	out=$("${TOOL[@]}" freefrag "$d/cmp.img") || err "e2freefrag of the image after compact failed"
+	rec_free compact_after "$out"
+	rm -f "$d/cmp.img"
+}
+# rec_free KEY JSON: the free-space figures of benchtool's freefrag/freespace.
+rec_free() {
+	local k
+	for k in max_kib free_kib share_128m extents; do
+		rec "${1}_$k" 1 "$(jget "$2" "$k")"
+	done
 }
 
 bench_scan() {
