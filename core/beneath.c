@@ -41,7 +41,7 @@ static int mount_of(int fd, uint64_t *id)
 static int check_step(int fd, uint64_t want, bool dir)
 {
 	struct stat st;
-	uint64_t id;
+	uint64_t id = 0; /* set by mount_of when it returns 0; -O3 cannot see it */
 	int err = fstat(fd, &st) < 0 ? -errno : mount_of(fd, &id);
 	if (!err && S_ISLNK(st.st_mode))
 		err = -ELOOP;
