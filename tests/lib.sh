@@ -372,7 +372,7 @@ _desktop_pids() {
 		p=${e#/proc/}
 		p=${p%/environ}
 		[ "$p" = $$ ] && continue
-		tr '\0' '\n' <"$e" 2>/dev/null | grep -qxF "HOME=$1" && echo "$p"
+		{ tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qxF "HOME=$1" && echo "$p"
 	done
 	return 0
 }

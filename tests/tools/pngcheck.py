@@ -117,12 +117,23 @@ def decode(path, last_row=None):
     return w, h, lambda x, y: tuple(rows[y][x * bpp:x * bpp + 3])
 
 
+_NEAR = {}
+
+
 def near(c, palette):
-    """The colour of palette within NEAR of c, or None."""
-    for p in palette:
-        if all(abs(a - b) <= NEAR for a, b in zip(c, p)):
-            return p
-    return None
+    """The colour of palette within NEAR of c, or None (a table of every
+    colour near the palette, made once: pixels are many)."""
+    key = id(palette)  # RUNS or CLASSES, module constants
+    table = _NEAR.get(key)
+    if table is None:
+        table = _NEAR[key] = {}
+        span = range(-NEAR, NEAR + 1)
+        for p in palette:
+            for dr in span:
+                for dg in span:
+                    for db in span:
+                        table[(p[0] + dr, p[1] + dg, p[2] + db)] = p
+    return table.get(c)
 
 
 def count_bands(px, xs, y):
