@@ -22,6 +22,8 @@
 #                                only (env -i: nothing of root's); every
 #                                process of that environment (found by its
 #                                HOME) is ended at exit
+#   desktop_cmd CMD...           the same command as an array,
+#                                DESKTOP_CMD (setsid "${DESKTOP_CMD[@]}")
 #   start_e4infofs [args...]     e4infofs $SRC $T/mnt -f [args] in the
 #                                background; sets MNT and DAEMON_PID
 #   mount_e4infofs SOURCE DIR [args...]
@@ -392,7 +394,15 @@ _end_desktop() {
 }
 
 as_desktop() {
-	as_uid "$DESKTOP_UID" "${DESKTOP_ENV[@]}" "$@"
+	desktop_cmd "$@"
+	"${DESKTOP_CMD[@]}"
+}
+
+# desktop_cmd CMD...: DESKTOP_CMD is what as_desktop runs (for setsid).
+DESKTOP_CMD=()
+desktop_cmd() {
+	DESKTOP_CMD=(setpriv --reuid="$DESKTOP_UID" --regid="$DESKTOP_UID" --clear-groups --
+		"${DESKTOP_ENV[@]}" "$@")
 }
 
 allow_user_fuse() {

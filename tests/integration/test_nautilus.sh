@@ -22,6 +22,7 @@ sync
 start_e4infofs -o allow_other -o timeout=0
 desktop_user 65534
 CACHE=$T/desktop/home/.cache/thumbnails
+SHOTS=$T/desktop # screenshots: written by the user
 runs=$(filefrag_count "$SRC/d/frag0")
 check "d/frag0 fragmented: $runs runs" [ "$runs" -ge 4 ]
 
@@ -37,23 +38,23 @@ DPY=:$(head -n 1 "$T/display")
 [ "$DPY" != : ] || fail "Xvfb gave no display within 10 s"
 
 # settings THUMBNAILS: Nautilus's settings (keyfile backend, desktop_user):
-# icon view, thumbnails 'local-only' (its default) or 'never'.
+# icon view at its default zoom, thumbnails 'local-only' (its default)
+# or 'never'.
 settings() {
 	cat >"$T/desktop/home/.config/glib-2.0/settings/keyfile" <<EOF
 [org/gnome/nautilus/preferences]
 default-folder-viewer='icon-view'
 show-image-thumbnails='$1'
-
-[org/gnome/nautilus/icon-view]
-default-zoom-level='large'
 EOF
 }
 
 # browse DIR: Nautilus in a new D-Bus session showing DIR; sets NAUTILUS.
 NAUTILUS=""
 browse() {
-	setsid as_desktop DISPLAY="$DPY" GDK_BACKEND=x11 GSK_RENDERER=cairo \
-		dbus-run-session -- nautilus --new-window "$1" >>"$T/nautilus.log" 2>&1 &
+	desktop_cmd DISPLAY="$DPY" GDK_BACKEND=x11 GSK_RENDERER=cairo \
+		dbus-run-session -- nautilus --new-window "$1"
+	# Its own process group (setsid execs: same pid), ended as one.
+	setsid "${DESKTOP_CMD[@]}" >>"$T/nautilus.log" 2>&1 &
 	NAUTILUS=$!
 }
 
@@ -76,7 +77,7 @@ _end_desktop_but_x() {
 
 # shot FILE.ppm: the whole screen.
 shot() {
-	as_desktop DISPLAY="$DPY" import -window root "ppm:$1" 2>>"$T/import.log" ||
+	as_desktop DISPLAY="$DPY" import -window root -depth 8 "ppm:$1" 2>>"$T/import.log" ||
 		fail "import -window root on $DPY: $(tail -n 2 "$T/import.log")"
 }
 
@@ -87,8 +88,8 @@ strips_seen() {
 	while [ $SECONDS -lt $end ]; do
 		sleep 1
 		kill -0 "$NAUTILUS" 2>/dev/null || fail "Nautilus exited: $(tail -n 5 "$T/nautilus.log")"
-		shot "$T/shot.ppm"
-		s=$($PY "$TOOLS/pngcheck.py" strips "$T/shot.ppm")
+		shot "$SHOTS/shot.ppm"
+		s=$($PY "$TOOLS/pngcheck.py" strips "$SHOTS/shot.ppm") || fail "pngcheck.py strips on a screenshot"
 		[ "$(awk -v r="$runs" '$5 == r' <<<"$s" | wc -l)" -ge 2 ] && break
 	done
 	echo "$s"
@@ -101,30 +102,33 @@ browse "$MNT/d/frag0"
 for ((i = 0; i < 30; i++)); do
 	sleep 1
 	kill -0 "$NAUTILUS" 2>/dev/null || fail "Nautilus exited: $(tail -n 5 "$T/nautilus.log")"
-	shot "$T/control.ppm"
+	shot "$SHOTS/control.ppm"
 	# The window is up when the screen is no longer one colour.
-	[ "$(convert "$T/control.ppm" -format %k info:)" -gt 16 ] && break
+	[ "$(convert "$SHOTS/control.ppm" -format %k info:)" -gt 16 ] && break
 done
 sleep 2 # the icons of the 10 entries
-shot "$T/control.ppm"
-check_eq "$($PY "$TOOLS/pngcheck.py" strips "$T/control.ppm")" "" "file maps drawn with thumbnails off"
+shot "$SHOTS/control.ppm"
+s=$($PY "$TOOLS/pngcheck.py" strips "$SHOTS/control.ppm") || fail "pngcheck.py strips on the control screenshot"
+check_eq "$s" "" "file maps drawn with thumbnails off"
 check_eq "$(find "$CACHE" -name '*.png' 2>/dev/null | wc -l)" 0 "thumbnails made with thumbnails off"
 quit
 
 # Thumbnails on (Nautilus's default): both maps drawn, one band per run.
 settings local-only
 browse "$MNT/d/frag0"
+t0=$SECONDS
 s=$(strips_seen 45)
+log "maps seen after $((SECONDS - t0)) s"
 log "strips (x y w h bands) on the screen: $(tr '\n' ';' <<<"$s")"
+if [ -n "${E4INFO_SCREENSHOT:-}" ]; then # also when the checks fail
+	convert "$SHOTS/shot.ppm" "$E4INFO_SCREENSHOT"
+fi
 maps=$(awk -v r="$runs" '$5 == r' <<<"$s" | wc -l)
 check "two file maps of $runs bands drawn (strips: $(tr '\n' ';' <<<"$s"))" [ "$maps" -ge 2 ]
 thumbs=$(find "$CACHE" -name '*.png' -not -path '*/fail/*' | wc -l)
 check "thumbnails in the user's cache: $thumbs" [ "$thumbs" -ge 2 ]
 check_eq "$(find "$CACHE" -path '*/fail/*' -type f 2>/dev/null | wc -l)" 0 "failed thumbnails"
 log "cache: $(cd "$CACHE" && find . -name '*.png' | sort | tr '\n' ' ')"
-if [ -n "${E4INFO_SCREENSHOT:-}" ]; then
-	convert "$T/shot.ppm" "$E4INFO_SCREENSHOT"
-fi
 quit
 stop_e4infofs
 log "ok: $maps maps of $runs bands drawn by Nautilus, none with thumbnails off"
