@@ -27,7 +27,9 @@ runs=$(filefrag_count "$SRC/d/frag0")
 check "d/frag0 fragmented: $runs runs" [ "$runs" -ge 4 ]
 
 # The X server, as the user; -displayfd: it picks a free display and
-# writes its number once it accepts clients.
+# writes its number once it accepts clients. Its socket directory is
+# made by root when missing, as at boot (a user's would be left theirs).
+[ -d /tmp/.X11-unix ] || install -d -m 1777 -o root -g root /tmp/.X11-unix
 as_desktop Xvfb -displayfd 3 -screen 0 1024x640x24 -nolisten tcp 3>"$T/display" 2>"$T/xvfb.log" &
 for ((i = 0; i < 100; i++)); do
 	[ -s "$T/display" ] && break
@@ -99,13 +101,15 @@ strips_seen() {
 # map is drawn.
 settings never
 browse "$MNT/d/frag0"
+up=""
 for ((i = 0; i < 30; i++)); do
 	sleep 1
 	kill -0 "$NAUTILUS" 2>/dev/null || fail "Nautilus exited: $(tail -n 5 "$T/nautilus.log")"
 	shot "$SHOTS/control.ppm"
 	# The window is up when the screen is no longer one colour.
-	[ "$(convert "$SHOTS/control.ppm" -format %k info:)" -gt 16 ] && break
+	[ "$(convert "$SHOTS/control.ppm" -format %k info:)" -gt 16 ] && { up=1; break; }
 done
+[ -n "$up" ] || fail "no Nautilus window within 30 s: $(tail -n 5 "$T/nautilus.log")"
 sleep 2 # the icons of the 10 entries
 shot "$SHOTS/control.ppm"
 s=$($PY "$TOOLS/pngcheck.py" strips "$SHOTS/control.ppm") || fail "pngcheck.py strips on the control screenshot"
@@ -118,7 +122,7 @@ settings local-only
 browse "$MNT/d/frag0"
 t0=$SECONDS
 s=$(strips_seen 45)
-log "maps seen after $((SECONDS - t0)) s"
+log "screenshots taken for $((SECONDS - t0)) s"
 log "strips (x y w h bands) on the screen: $(tr '\n' ';' <<<"$s")"
 if [ -n "${E4INFO_SCREENSHOT:-}" ]; then # also when the checks fail
 	convert "$SHOTS/shot.ppm" "$E4INFO_SCREENSHOT"
