@@ -55,7 +55,7 @@ for size in normal large; do
 	# unshared, as the user: the sandbox works here.
 	check_eq "$(grep -c 'script: bwrap .*--unshare-all' "$T/launched")" 4 "$size: sandboxed thumbnailer runs"
 	n=0
-	while read -r what mime thumb; do
+	while read -r _ mime thumb; do
 		n=$((n + 1))
 		[[ $thumb == "$CACHE/$size/"*.png ]] || fail "$size thumbnail $n ($mime) not in the cache: $thumb"
 		check_eq "$(stat -c %u "$thumb")" 65534 "owner of $thumb"
