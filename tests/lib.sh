@@ -15,6 +15,15 @@
 #                                have it (libfuse opens it before it falls
 #                                back to fusermount3)
 #   as_uid UID CMD...            CMD as UID:UID, no supplementary groups
+#   desktop_user UID             a desktop session's environment for UID
+#                                under $T/desktop (home, cache, runtime
+#                                dir, keyfile settings), for as_desktop
+#   as_desktop CMD...            CMD as that user in that environment
+#                                only (env -i: nothing of root's); every
+#                                process of that environment (found by its
+#                                HOME) is ended at exit
+#   desktop_cmd CMD...           the same command as an array,
+#                                DESKTOP_CMD (setsid "${DESKTOP_CMD[@]}")
 #   start_e4infofs [args...]     e4infofs $SRC $T/mnt -f [args] in the
 #                                background; sets MNT and DAEMON_PID
 #   mount_e4infofs SOURCE DIR [args...]
@@ -206,6 +215,8 @@ _cleanup() {
 	set +e
 	trap - INT TERM
 	cd / # a cwd inside a mount would keep it busy
+	# A desktop's programs (file manager, thumbnailers) hold the mount.
+	[ -n "$DESKTOP_HOME" ] && _end_desktop "$DESKTOP_HOME"
 	# FUSE mounts under $T (also those the test did not expect).
 	if [ -n "$T" ]; then
 		while read -r dir; do
@@ -334,6 +345,64 @@ as_uid() {
 	local uid=$1
 	shift
 	setpriv --reuid="$uid" --regid="$uid" --clear-groups -- "$@"
+}
+
+DESKTOP_UID=""
+DESKTOP_HOME=""    # its processes are ended at exit, before the unmounts
+DESKTOP_ENV=()
+desktop_user() {
+	DESKTOP_UID=$1
+	local d=$T/desktop
+	mkdir -p "$d/home/.cache" "$d/home/.config/glib-2.0/settings" "$d/run"
+	chown -R "$DESKTOP_UID:$DESKTOP_UID" "$d"
+	chmod 700 "$d/run"
+	# GSETTINGS_BACKEND=keyfile: settings are read from (and written to)
+	# the home's keyfile, so a test can set them beforehand and nothing
+	# reaches a dconf database outside $T.
+	DESKTOP_ENV=(env -i "HOME=$d/home" "XDG_CACHE_HOME=$d/home/.cache"
+		"XDG_CONFIG_HOME=$d/home/.config" "XDG_RUNTIME_DIR=$d/run"
+		GSETTINGS_BACKEND=keyfile PATH=/usr/bin:/bin LANG=C.UTF-8 NO_AT_BRIDGE=1)
+	DESKTOP_HOME=$d/home
+}
+
+# Pids of the processes whose environment has HOME=$1: those a test
+# started with as_desktop, and what they started (D-Bus services,
+# thumbnailers), even outside their process group.
+_desktop_pids() {
+	local e p
+	for e in /proc/[0-9]*/environ; do
+		p=${e#/proc/}
+		p=${p%/environ}
+		[ "$p" = $$ ] && continue
+		{ tr '\0' '\n' <"$e"; } 2>/dev/null | grep -qxF "HOME=$1" && echo "$p"
+	done
+	return 0
+}
+
+_end_desktop() {
+	local pids i
+	pids=$(_desktop_pids "$1")
+	[ -n "$pids" ] || return 0
+	kill -TERM $pids 2>/dev/null
+	for ((i = 0; i < 30; i++)); do
+		pids=$(_desktop_pids "$1")
+		[ -n "$pids" ] || return 0
+		sleep 0.1
+	done
+	kill -KILL $pids 2>/dev/null
+	sleep 0.2
+}
+
+as_desktop() {
+	desktop_cmd "$@"
+	"${DESKTOP_CMD[@]}"
+}
+
+# desktop_cmd CMD...: DESKTOP_CMD is what as_desktop runs (for setsid).
+DESKTOP_CMD=()
+desktop_cmd() {
+	DESKTOP_CMD=(setpriv --reuid="$DESKTOP_UID" --regid="$DESKTOP_UID" --clear-groups --
+		"${DESKTOP_ENV[@]}" "$@")
 }
 
 allow_user_fuse() {
