@@ -534,12 +534,13 @@ int e4_defrag_admit(E4Defrag *d, int fd, uid_t uid, bool one_block, E4FileDefrag
 	return rw;
 }
 
-int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks)
+int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks, bool pow2)
 {
 	E4Range all = { 0, blocks };
 	E4Ranges ranges = { &all, 1 };
 	g_mutex_lock(&d->alloc_lock);
-	int fd = e4_donor_create(dirfd, &ranges, d->geom.block_size);
+	int fd = pow2 ? e4_donor_create_pow2(dirfd, blocks, d->geom.block_size)
+		      : e4_donor_create(dirfd, &ranges, d->geom.block_size);
 	g_mutex_unlock(&d->alloc_lock);
 	return fd;
 }

@@ -22,8 +22,10 @@ int e4_defrag_admit(E4Defrag *d, int fd, uid_t uid, bool one_block, E4FileDefrag
 
 /* An unnamed donor of `blocks` blocks from logical block 0, made in
  * dirfd, allocated while no other donor of the engine is (their pieces
- * would interleave). Returns its fd or -errno (ENOSPC...). */
-int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks);
+ * would interleave); with pow2, in requests of powers of two
+ * (e4_donor_create_pow2: to land in a cleared aligned region). Returns its
+ * fd or -errno (ENOSPC...). */
+int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks, bool pow2);
 
 /* Tells the engine that room was made: what it learnt of the free space
  * (the map, the last donor that came out no better) no longer holds. */

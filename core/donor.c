@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/statvfs.h>
+#include <glib.h>
 
 int e4_data_ranges(const E4ExtentMap *map, uint64_t size, uint32_t block_size, E4Ranges *out)
 {
@@ -85,16 +86,56 @@ static int allocate_ranges(int fd, const E4Ranges *r, uint32_t bs)
 	return 0;
 }
 
-int e4_donor_create(int dirfd, const E4Ranges *ranges, uint32_t block_size)
+/* The largest power of two of blocks one request of fallocate reaches the
+ * allocator with: an unwritten extent holds at most 32767 blocks
+ * (EXT_UNWRITTEN_MAX_LEN), so a request of 32768 arrives as 32767 + 1. */
+#define POW2_PIECE_MAX 16384
+
+/* [0, blocks) as requests of powers of two, largest first: each is served
+ * by mballoc's first criterion (a free buddy of that order) or at the goal
+ * right after the previous piece, so a free aligned region of that size
+ * is found wherever it lies. One request of any other size settles for
+ * the first free extents a group scan sees (measured: a 128 MiB fallocate
+ * came out in 2 runs on an empty filesystem, 4 requests of 2^k in 1). */
+static int allocate_pow2(int fd, uint64_t blocks, uint32_t bs)
+{
+	for (uint64_t off = 0; off < blocks;) {
+		uint64_t p = MIN(blocks - off, (uint64_t)POW2_PIECE_MAX);
+		p = UINT64_C(1) << (63 - __builtin_clzll(p));
+		if (fallocate(fd, 0, (off_t)(off * bs), (off_t)(p * bs)) < 0)
+			return -errno;
+		off += p;
+	}
+	return 0;
+}
+
+static int donor_new(int dirfd, const E4Ranges *ranges, uint32_t block_size, bool pow2)
 {
 	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	int rc = span_worth(fd, ranges, block_size) ? allocate_span(fd, ranges, block_size)
-						    : allocate_ranges(fd, ranges, block_size);
+	int rc;
+	if (pow2)
+		rc = allocate_pow2(fd, ranges->n ? ranges->v[ranges->n - 1].start + ranges->v[ranges->n - 1].len : 0,
+				   block_size);
+	else
+		rc = span_worth(fd, ranges, block_size) ? allocate_span(fd, ranges, block_size)
+							: allocate_ranges(fd, ranges, block_size);
 	if (rc < 0) {
 		close(fd);
 		return rc;
 	}
 	return fd;
+}
+
+int e4_donor_create(int dirfd, const E4Ranges *ranges, uint32_t block_size)
+{
+	return donor_new(dirfd, ranges, block_size, false);
+}
+
+int e4_donor_create_pow2(int dirfd, uint64_t blocks, uint32_t block_size)
+{
+	E4Range all = { 0, blocks };
+	E4Ranges ranges = { &all, 1 };
+	return donor_new(dirfd, &ranges, block_size, true);
 }

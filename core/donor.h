@@ -30,3 +30,9 @@ uint64_t e4_ranges_blocks(const E4Ranges *r);
  * contiguous across them.
  * Returns the fd (read-write) or -errno (ENOSPC, EOPNOTSUPP, EROFS...). */
 int e4_donor_create(int dirfd, const E4Ranges *ranges, uint32_t block_size);
+
+/* An unnamed file of blocks blocks from logical block 0, allocated in
+ * requests of powers of two (at most 16384 blocks each, largest first),
+ * so that it lands in a free aligned region of its size when there is
+ * one (a cleared region, core/place). Returns the fd or -errno. */
+int e4_donor_create_pow2(int dirfd, uint64_t blocks, uint32_t block_size);

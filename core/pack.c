@@ -228,7 +228,7 @@ static void pack_items(Pack *pk, int dirfd, GArray *items)
 		finish_all(pk, items, &(E4FileDefrag){ .outcome = E4_OUTCOME_SKIPPED, .skip = E4_DSKIP_NO_SPACE });
 		return;
 	}
-	int donor = e4_defrag_new_donor(pk->d, dirfd, blocks);
+	int donor = e4_defrag_new_donor(pk->d, dirfd, blocks, false);
 	if (donor < 0) {
 		E4FileDefrag res = { .outcome = E4_OUTCOME_FAILED, .error = -donor };
 		if (donor == -ENOSPC || donor == -EDQUOT)

@@ -142,7 +142,7 @@ static int make_donor(Room *rm, uint64_t need)
 {
 	if (need > rm->hold)
 		return -ENOSPC;
-	rm->donor = e4_defrag_new_donor(rm->d, rm->root_fd, need);
+	rm->donor = e4_defrag_new_donor(rm->d, rm->root_fd, need, false);
 	if (rm->donor < 0)
 		return rm->donor;
 	rm->donor_end = need;
@@ -657,7 +657,7 @@ static uint64_t region_blocks(uint64_t span)
 static void move_into_room(E4Defrag *d, int rw, int dirfd, const E4Ranges *ranges, uint64_t blocks,
 			   uint32_t runs, const E4DefragOpts *opts, E4FileDefrag *res)
 {
-	int donor = e4_defrag_new_donor(d, dirfd, blocks);
+	int donor = e4_defrag_new_donor(d, dirfd, blocks, true);
 	if (donor < 0) {
 		res->outcome = E4_OUTCOME_NO_GAIN;
 		return;

@@ -165,6 +165,36 @@ def room_rows(rs, combos, w):
     w("")
 
 
+def plan_rows(rs, combos, w):
+    """The plan read before the job against what the job then did."""
+    keys = [k for k in combos if rs[k].vals("plan_runs_expected")]
+    if not keys:
+        return
+    w("## Plan")
+    w("")
+    w("`cat $MNT/plan` on a mount of its own just before the job (same image, same options): "
+      "the files it would move, their runs now and expected after, and the seconds expected. "
+      "Their runs after the job = all runs after (FIEMAP) minus the runs of the files it "
+      "would not move (all runs before minus `runs_now`). Error = expected / measured - 1.")
+    w("")
+    w("| corpus | free | files | runs now | expected after | measured after | error | "
+      "seconds expected | measured | error |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+    for (c, v) in keys:
+        r = rs[(c, v)]
+        before = r.doc("age").get("runs")
+        now, exp, after = r.med("plan_runs_now"), r.med("plan_runs_expected"), r.med("e4i_runs_after")
+        meas = after - (before - now) if None not in (before, now, after) else None
+        se, st = r.med("plan_seconds_expected"), r.med("e4i_defrag_s")
+        w(f"| {c} | {v} | {fn(r.med('plan_files'))} | {fn(now)} | {fn(exp)} | {fn(meas)} | "
+          f"{err_pct(exp, meas)} | {fs(se)} | {fs(st)} | {err_pct(se, st)} |")
+    w("")
+
+
+def err_pct(a, b):
+    return "–" if a is None or not b else f"{(a / b - 1) * 100:+.0f}%"
+
+
 def compact_rows(rs, combos, w):
     keys = [k for k in combos if rs[k].vals("compact_s")]
     if not keys:
@@ -395,6 +425,7 @@ def main():
     w("")
 
     room_rows(rs, combos, w)
+    plan_rows(rs, combos, w)
     compact_rows(rs, combos, w)
 
     # ---- memory ---------------------------------------------------------
