@@ -62,6 +62,8 @@ struct E4Tree {
 	gint64 changed_us;      /* atomic: realtime of the last change event seen */
 	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
 	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
+	E4TreeWriteFn on_write; /* set before the watch: writes to files */
+	void *on_write_user;
 };
 
 static void note_change(E4Tree *tree)
@@ -438,13 +440,15 @@ static int reopen_dir(int dirfd, struct stat *st)
 	return fd;
 }
 
-static void mark_stale(uint64_t dir_ino, void *user)
+static void mark_stale(const E4WatchEvent *ev, void *user)
 {
 	E4Tree *tree = user;
 	note_change(tree);
-	DirRec *rec = g_hash_table_lookup(tree->dirs, &dir_ino);
+	DirRec *rec = ev->dir_ino ? g_hash_table_lookup(tree->dirs, &ev->dir_ino) : NULL;
 	if (rec)
 		rec->clean = false;
+	if (ev->file && tree->on_write)
+		tree->on_write(ev->file, ev->dir, tree->on_write_user);
 }
 
 /* Applies pending change events; with the tree locked. */
@@ -480,7 +484,7 @@ int e4_tree_watch(E4Tree *tree, int mount_fd)
 {
 	if (tree->wake < 0)
 		return -EBADF;
-	E4Watch *w = e4_watch_new(mount_fd);
+	E4Watch *w = e4_watch_new(mount_fd, tree->on_write != NULL);
 	if (!w)
 		return -errno;
 	g_mutex_lock(&tree->lock);
@@ -488,6 +492,12 @@ int e4_tree_watch(E4Tree *tree, int mount_fd)
 	g_mutex_unlock(&tree->lock);
 	tree->drainer = g_thread_new("e4watch", drainer_main, tree);
 	return 0;
+}
+
+void e4_tree_on_write(E4Tree *tree, E4TreeWriteFn fn, void *user)
+{
+	tree->on_write = fn;
+	tree->on_write_user = user;
 }
 
 /* Opens a private fd of the directory dirfd (on the tree's filesystem),
