@@ -134,6 +134,12 @@ static int move_file(E4fsAuto *a, const E4AutoCandidate *c, int fd, const E4File
 	return reason;
 }
 
+/* A file of at most one block is in one run whatever happened to it. */
+static bool one_block(const struct stat *st, uint32_t block_size)
+{
+	return (uint64_t)st->st_size <= block_size || (uint64_t)st->st_blocks * 512 <= block_size;
+}
+
 /* Examines one quiet candidate and moves it when it needs it. Returns as
  * outcome_reason does. */
 static int examine(E4fsAuto *a, const E4AutoCandidate *c, E4FileDefrag *res)
@@ -146,8 +152,13 @@ static int examine(E4fsAuto *a, const E4AutoCandidate *c, E4FileDefrag *res)
 	if (fd < 0)
 		return fd == -ESTALE || fd == -ENOENT ? E4_AUTO_SKIP_GONE : E4_AUTO_SKIP_ENGINE;
 	E4FileResult r;
+	struct stat st;
 	int reason;
-	if (e4_inspect_fd(fd, &fs->info->geom, &a->map, &r) < 0 || !S_ISREG(r.st.st_mode) || r.st.st_nlink == 0)
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_nlink == 0)
+		reason = E4_AUTO_SKIP_GONE;
+	else if (one_block(&st, fs->info->geom.block_size))
+		reason = E4_AUTO_SKIP_BELOW; /* most files an untar writes: no FIEMAP */
+	else if (e4_inspect_fd(fd, &fs->info->geom, &a->map, &r) < 0)
 		reason = E4_AUTO_SKIP_GONE;
 	else if (r.skip >= 0)
 		reason = E4_AUTO_SKIP_ENGINE; /* FIEMAP could not map it */
