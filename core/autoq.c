@@ -131,9 +131,11 @@ void e4_autoq_moved(E4AutoQueue *q, const struct file_handle *file, int64_t now_
 	if (!handle_copy(&h, file))
 		return;
 	g_mutex_lock(&q->lock);
-	prune_moved(q, now_us, window_us);
-	/* Full: moved_within refuses every file not recorded, so nothing is
-	 * moved twice however many moved. */
+	/* Pruned only when full: each lookup judges its own entry's age. */
+	if (g_hash_table_size(q->moved) >= q->cap)
+		prune_moved(q, now_us, window_us);
+	/* Still full: moved_within refuses every file not recorded, so
+	 * nothing is moved twice however many moved. */
 	if (g_hash_table_size(q->moved) < q->cap || g_hash_table_contains(q->moved, &h))
 		g_hash_table_replace(q->moved, g_memdup2(&h, sizeof(h)), g_memdup2(&now_us, sizeof(now_us)));
 	g_mutex_unlock(&q->lock);
@@ -145,8 +147,9 @@ bool e4_autoq_moved_within(E4AutoQueue *q, const struct file_handle *file, int64
 	if (!handle_copy(&h, file))
 		return true;
 	g_mutex_lock(&q->lock);
-	prune_moved(q, now_us, window_us);
 	const int64_t *when = g_hash_table_lookup(q->moved, &h);
+	if (!when && g_hash_table_size(q->moved) >= q->cap)
+		prune_moved(q, now_us, window_us);
 	bool within = when ? now_us - *when < window_us : g_hash_table_size(q->moved) >= q->cap;
 	g_mutex_unlock(&q->lock);
 	return within;

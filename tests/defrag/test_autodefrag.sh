@@ -72,8 +72,8 @@ grep -q '^# autodefrag: ' "$MNT/jobs" || fail "no autodefrag line in jobs"
 
 # ---- 1. interleaved appends with fsync -----------------------------------------
 inter=("$SRC"/inter/f{0..3})
-"${APP[@]}" interleave "$SRC/inter" 4 64 128 # 4 files of 8 MiB
 "${APP[@]}" interleave "$SRC/ex" 2 64 64
+"${APP[@]}" interleave "$SRC/inter" 4 64 128 # 4 files of 8 MiB
 t_end=$EPOCHREALTIME
 declare -A runs_before
 for f in "${inter[@]}" "$SRC"/ex/f{0,1}; do
