@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <fcntl.h>
 
-/* Longest handle kept, bytes (ext4's FILEID_INO32_GEN: 8). */
-#define E4_AUTO_HANDLE_MAX 32
+/* Longest handle kept, bytes (ext4: 8, FILEID_INO32_GEN; 16 with its parent). */
+#define E4_AUTO_HANDLE_MAX 16
 
 typedef struct {
 	struct file_handle fh;

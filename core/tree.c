@@ -63,6 +63,8 @@ struct E4Tree {
 	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
 	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
 	E4TreeWriteFn on_write; /* set before the watch: writes to files */
+	uint64_t drained;       /* events reported (with the lock) */
+	int64_t drain_us;       /* monotonic time of the drain under way */
 	void *on_write_user;
 };
 
@@ -443,18 +445,26 @@ static int reopen_dir(int dirfd, struct stat *st)
 static void mark_stale(const E4WatchEvent *ev, void *user)
 {
 	E4Tree *tree = user;
-	note_change(tree);
+	tree->drained++;
 	DirRec *rec = ev->dir_ino ? g_hash_table_lookup(tree->dirs, &ev->dir_ino) : NULL;
 	if (rec)
 		rec->clean = false;
 	if (ev->file && tree->on_write)
-		tree->on_write(ev->file, ev->dir, tree->on_write_user);
+		tree->on_write(ev->file, ev->dir, tree->drain_us, tree->on_write_user);
 }
 
-/* Applies pending change events; with the tree locked. */
+/* Applies pending change events; with the tree locked. The clocks are
+ * read once per drain, not per event (an untar sends 100,000s). */
 static void drain(E4Tree *tree)
 {
-	if (!tree->watch || e4_watch_drain(tree->watch, mark_stale, tree) == 0)
+	if (!tree->watch)
+		return;
+	uint64_t before = tree->drained;
+	tree->drain_us = g_get_monotonic_time();
+	int rc = e4_watch_drain(tree->watch, mark_stale, tree);
+	if (tree->drained != before)
+		note_change(tree);
+	if (rc == 0)
 		return;
 	/* Events were lost: trust nothing until checked again. */
 	note_change(tree);
@@ -464,6 +474,11 @@ static void drain(E4Tree *tree)
 	while (g_hash_table_iter_next(&it, NULL, &value))
 		((DirRec *)value)->clean = false;
 }
+
+/* Pause between drains, milliseconds: at the 125,000 events/s of an
+ * untar, 50 ms gather about 6,000 events, well within fanotify's default
+ * queue of 16,384. */
+#define DRAIN_PAUSE_MS 50
 
 static gpointer drainer_main(gpointer data)
 {
@@ -476,6 +491,12 @@ static gpointer drainer_main(gpointer data)
 		g_mutex_lock(&tree->lock);
 		drain(tree);
 		g_mutex_unlock(&tree->lock);
+		/* Let events gather before the next drain: woken at each event,
+		 * the drainer cost 1.6 s of CPU during a 3.2 s untar of 100,000
+		 * files (a poll, a lock and two reads for every few events).
+		 * Scans drain first, so nothing they report is older; the wait
+		 * ends at once when the tree stops. */
+		poll(&pfd[1], 1, DRAIN_PAUSE_MS);
 	}
 	return NULL;
 }

@@ -14,7 +14,7 @@
 #define EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | \
 		FAN_MOVED_TO | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR)
 
-#define BUF_SIZE 16384
+#define BUF_SIZE 65536 /* events read at once (a read costs a syscall) */
 
 struct E4Watch {
 	int fd;

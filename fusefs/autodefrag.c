@@ -34,10 +34,10 @@ struct E4fsAuto {
 	E4AutoCounters c;
 };
 
-static void on_write(const struct file_handle *file, const struct file_handle *dir, void *user)
+static void on_write(const struct file_handle *file, const struct file_handle *dir, int64_t now_us, void *user)
 {
 	E4fsAuto *a = user;
-	e4_autoq_note(a->q, file, dir, g_get_monotonic_time());
+	e4_autoq_note(a->q, file, dir, now_us);
 }
 
 static bool auto_cancelled(void *user)

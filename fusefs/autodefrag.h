@@ -13,9 +13,9 @@
 #include "fs.h"
 #include "autoq.h"
 
-/* Files wait at most this many in the candidate set (about 100 bytes
+/* Files wait at most this many in the candidate set (about 90 bytes
  * each); writes to others are dropped and counted. */
-#define E4FS_AUTO_CAP 65536
+#define E4FS_AUTO_CAP 131072
 
 /* Rate of automatic moves when -o defrag_mibps is not given, MiB/s. */
 #define E4FS_AUTO_MIBPS_DEFAULT 32.0

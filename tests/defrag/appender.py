@@ -5,7 +5,8 @@ computed again without reading it.
 
   appender.py interleave DIR N CHUNK_KIB COUNT
         appends COUNT chunks to each of DIR/f0 .. DIR/f{N-1}, round robin,
-        with an fsync after each: the files' blocks interleave.
+        each append an open, write, fsync and close: the files' blocks
+        interleave.
   appender.py steady FILE HELPER PERIOD SECONDS HELPER_SECONDS CHUNK_KIB
         appends a chunk to FILE every PERIOD seconds (fsync each) for
         SECONDS; during the first HELPER_SECONDS also one to HELPER after
@@ -31,35 +32,35 @@ def chunk(name, i, size):
     return (seed * (size // len(seed) + 1))[:size]
 
 
-def append(fd, name, i, size):
-    os.write(fd, chunk(name, i, size))
-    os.fsync(fd)
-
-
-def interleave(d, n, kib, count):
-    names = [f"f{k}" for k in range(n)]
-    fds = [os.open(os.path.join(d, x), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644) for x in names]
-    for i in range(count):
-        for name, fd in zip(names, fds):
-            append(fd, name, i, kib * 1024)
-    for fd in fds:
+def append(path, i, size):
+    """One append as a logger that reopens its file does it: open, write,
+    fsync, close. The close drops the file's block preallocation (ext4
+    keeps one per inode open for writing, which would keep an appended
+    file contiguous), so the next append is placed afresh."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        os.write(fd, chunk(os.path.basename(path), i, size))
+        os.fsync(fd)
+    finally:
         os.close(fd)
 
 
+def interleave(d, n, kib, count):
+    paths = [os.path.join(d, f"f{k}") for k in range(n)]
+    for i in range(count):
+        for path in paths:
+            append(path, i, kib * 1024)
+
+
 def steady(path, helper, period, seconds, helper_seconds, kib):
-    name, hname = os.path.basename(path), os.path.basename(helper)
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    hfd = os.open(helper, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     start = time.monotonic()
     i = 0
     while time.monotonic() - start < seconds:
-        append(fd, name, i, kib * 1024)
+        append(path, i, kib * 1024)
         if time.monotonic() - start < helper_seconds:
-            append(hfd, hname, i, kib * 1024)
+            append(helper, i, kib * 1024)
         i += 1
         time.sleep(max(0.0, start + i * period - time.monotonic()))
-    os.close(fd)
-    os.close(hfd)
     print(i)
 
 
