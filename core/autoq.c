@@ -4,10 +4,19 @@
 #include <string.h>
 #include <glib.h>
 
+/* A waiting file: its candidate and its place in the order of writes. */
+typedef struct {
+	E4AutoCandidate c;
+	GList link;             /* in E4AutoQueue.order, data: this */
+} Waiting;
+
 struct E4AutoQueue {
 	GMutex lock;
 	size_t cap;
-	GHashTable *waiting;    /* E4AutoHandle * (in the value) -> E4AutoCandidate */
+	GHashTable *waiting;    /* E4AutoHandle * (in the value) -> Waiting (g_free) */
+	GQueue order;           /* Waiting by last write, oldest first: each
+	                         * write moves its file to the tail, so taking
+	                         * the quiet ones costs only what is taken */
 	GHashTable *moved;      /* E4AutoHandle * (g_free) -> int64_t * (g_free): when moved */
 	uint64_t dropped;
 };
@@ -47,6 +56,7 @@ E4AutoQueue *e4_autoq_new(size_t cap)
 	g_mutex_init(&q->lock);
 	q->cap = cap ? cap : 1;
 	q->waiting = g_hash_table_new_full(handle_hash, handle_equal, NULL, g_free);
+	g_queue_init(&q->order);
 	q->moved = g_hash_table_new_full(handle_hash, handle_equal, g_free, g_free);
 	return q;
 }
@@ -69,16 +79,21 @@ int e4_autoq_note(E4AutoQueue *q, const struct file_handle *file, const struct f
 	if (!handle_copy(&c.file, file) || !handle_copy(&c.dir, dir)) {
 		rc = -ENAMETOOLONG;
 	} else {
-		E4AutoCandidate *known = g_hash_table_lookup(q->waiting, &c.file);
-		if (known) {
-			known->last_us = now_us;
-			known->dir = c.dir; /* where it was written last */
+		Waiting *w = g_hash_table_lookup(q->waiting, &c.file);
+		if (w) {
+			g_queue_unlink(&q->order, &w->link);
 		} else if (g_hash_table_size(q->waiting) >= q->cap) {
 			rc = -ENOSPC;
 		} else {
+			w = g_new0(Waiting, 1);
+			w->link.data = w;
+			w->c.file = c.file; /* the key: set before it is hashed */
+			g_hash_table_insert(q->waiting, &w->c.file, w);
+		}
+		if (w) {
 			c.last_us = now_us;
-			E4AutoCandidate *add = g_memdup2(&c, sizeof(c));
-			g_hash_table_insert(q->waiting, &add->file, add);
+			w->c = c; /* the directory of the last write */
+			g_queue_push_tail_link(&q->order, &w->link);
 		}
 	}
 	if (rc < 0)
@@ -87,28 +102,18 @@ int e4_autoq_note(E4AutoQueue *q, const struct file_handle *file, const struct f
 	return rc;
 }
 
-static gint by_last(gconstpointer a, gconstpointer b)
-{
-	const E4AutoCandidate *x = *(E4AutoCandidate *const *)a, *y = *(E4AutoCandidate *const *)b;
-	return x->last_us < y->last_us ? -1 : x->last_us > y->last_us;
-}
-
 size_t e4_autoq_take_quiet(E4AutoQueue *q, int64_t now_us, int64_t quiet_us, E4AutoCandidate *out, size_t max)
 {
-	g_autoptr(GPtrArray) due = g_ptr_array_new();
+	size_t n = 0;
 	g_mutex_lock(&q->lock);
-	GHashTableIter it;
-	gpointer value;
-	g_hash_table_iter_init(&it, q->waiting);
-	while (g_hash_table_iter_next(&it, NULL, &value))
-		if (now_us - ((E4AutoCandidate *)value)->last_us >= quiet_us)
-			g_ptr_array_add(due, value);
-	g_ptr_array_sort(due, by_last);
-	size_t n = MIN(max, due->len);
-	for (size_t i = 0; i < n; i++) {
-		E4AutoCandidate *c = g_ptr_array_index(due, i);
-		out[i] = *c;
-		g_hash_table_remove(q->waiting, &c->file); /* frees c */
+	/* Callers note in time order (one drainer): the head is the oldest. */
+	while (n < max && q->order.head) {
+		Waiting *w = q->order.head->data;
+		if (now_us - w->c.last_us < quiet_us)
+			break;
+		out[n++] = w->c;
+		g_queue_unlink(&q->order, &w->link);
+		g_hash_table_remove(q->waiting, &w->c.file); /* frees w */
 	}
 	g_mutex_unlock(&q->lock);
 	return n;

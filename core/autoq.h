@@ -42,7 +42,9 @@ int e4_autoq_note(E4AutoQueue *q, const struct file_handle *file, const struct f
 
 /* Removes from the set up to max candidates whose last write is at least
  * quiet_us before now_us, the longest quiet first, into out. Returns how
- * many. */
+ * many. Costs only what it takes: writes must be noted with times that
+ * do not go backwards (a monotonic clock, one noting thread), since the
+ * set is kept in the order they were noted. */
 size_t e4_autoq_take_quiet(E4AutoQueue *q, int64_t now_us, int64_t quiet_us, E4AutoCandidate *out, size_t max);
 
 /* Records that file was moved at now_us, forgetting the moves older than

@@ -6,9 +6,9 @@
 #    with the same content, timestamps and holes (fsnap.py); files below a
 #    directory marked user.e4infofs.exclude keep their extents; the read
 #    time of the fixed files before and after (caches dropped) and the
-#    bytes moved are logged. Appended to again, two of them are not moved a
-#    second time within the window (autodefrag_window=600): they keep more
-#    than one extent and the metrics count the skips.
+#    bytes moved are logged. Appended to again, those that end in more than
+#    one extent are not moved a second time within the window
+#    (autodefrag_window=600), and the metrics count the skips.
 # 2. a file appended every 100 ms (4 KiB, fsync) for a minute, its blocks
 #    interleaved with a helper file's during the first 10 s, is never moved
 #    while written: each FIEMAP sample (one a second) keeps the records of
@@ -100,18 +100,23 @@ cmp -s "$T/inter.before" "$T/inter.after" || fail "autodefrag changed content, t
 filefrag -v "$SRC/ex/f0" "$SRC/ex/f1" | sed -n '/^ *[0-9]*:/p' >"$T/ex.after"
 cmp -s "$T/ex.before" "$T/ex.after" || fail "an excluded file's extents changed"
 
-# Fragmented again: not moved twice within the window.
+# Fragmented again: not moved twice within the window. Appends may land
+# right after a file's new place (then it stays in one run): the files
+# that ended in more than one run are the ones that would be moved.
 win0=$(skipped window)
-"${APP[@]}" interleave "$SRC/inter" 2 4 64
-for f in "$SRC"/inter/f{0,1}; do
-	[ "$(filefrag_count "$f")" -gt 1 ] || fail "$f: contiguous after more interleaved appends: the test cannot fail"
+"${APP[@]}" interleave "$SRC/inter" 4 4 64
+again=()
+for f in "${inter[@]}"; do
+	[ "$(filefrag_count "$f")" -gt 1 ] && again+=("$f")
 done
+[ ${#again[@]} -ge 1 ] || fail "no file fragmented again by more interleaved appends: the test cannot fail"
 sleep $((QUIET + 3))
-for f in "$SRC"/inter/f{0,1}; do
+for f in "${again[@]}"; do
 	[ "$(filefrag_count "$f")" -gt 1 ] || fail "$f moved twice within the window"
 done
+log "${#again[@]} of 4 files fragmented again, left alone within the window"
 check_eq "$(metric e4infofs_autodefrag_files_total)" 4 "files moved, after the window's skips"
-[ "$(skipped window)" -ge $((win0 + 2)) ] || fail "skipped{window} $win0 -> $(skipped window): the rewritten files were not examined"
+[ "$(skipped window)" -ge $((win0 + 4)) ] || fail "skipped{window} $win0 -> $(skipped window): the rewritten files were not examined"
 
 # ---- 2. a file appended every 100 ms for a minute ---------------------------
 steady=$SRC/steady/log
@@ -119,7 +124,11 @@ helper=$SRC/steady/helper
 "${APP[@]}" steady "$steady" "$helper" 0.1 60 10 4 >"$T/steady.count" &
 writer=$!
 on_cleanup "kill $writer 2>/dev/null || true"
-sleep 1
+for ((i = 0; i < 100; i++)); do
+	[ -s "$steady" ] && break
+	sleep 0.1
+done
+[ -s "$steady" ] || fail "the steady writer wrote nothing within 10 s"
 filefrag_records "$steady" >"$T/fm.prev"
 samples=0 max_runs=0
 while kill -0 "$writer" 2>/dev/null; do
@@ -149,24 +158,34 @@ check_eq "$(sha256sum <"$steady" | cut -d' ' -f1)" "$want" "content of the writt
 "${APP[@]}" tar 100000 100 >"$T/files.tar"
 sync
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$DAEMON_PID/stat"; }
+# thread_ticks NAME: utime + stime of the daemon's thread called NAME.
+thread_ticks() {
+	local d
+	for d in /proc/"$DAEMON_PID"/task/*; do
+		[ "$(cat "$d/comm")" = "$1" ] && awk '{ print $14 + $15 }' "$d/stat" && return 0
+	done
+	fail "no thread $1 in the daemon"
+}
+# The queue as the jobs file tells it (reading metrics would scan the tree).
+queue() { sed -n 's/^# autodefrag: queue \([0-9]*\),.*/\1/p' "$MNT/jobs"; }
 hz=$(getconf CLK_TCK)
-c0=$(cpu_ticks)
-checked0=$(metric e4infofs_autodefrag_checked_total)
+c0=$(cpu_ticks) w0=$(thread_ticks e4watch) a0=$(thread_ticks e4autodefrag)
 t0=$EPOCHREALTIME
 tar -xf "$T/files.tar" -C "$SRC/untar"
 wall=$(elapsed_ms "$t0")
-c1=$(cpu_ticks)
+c1=$(cpu_ticks) w1=$(thread_ticks e4watch) a1=$(thread_ticks e4autodefrag)
 cpu=$(((c1 - c0) * 1000 / hz))
-checked=$(($(metric e4infofs_autodefrag_checked_total) - checked0))
-log "untar of 100,000 files: $wall ms, daemon CPU $cpu ms ($((cpu * 1000 / wall / 10)).$((cpu * 1000 / wall % 10))% of a core); $checked files examined meanwhile, queue $(metric e4infofs_autodefrag_queue), dropped $(metric e4infofs_autodefrag_dropped_total)"
+log "untar of 100,000 files: $wall ms, daemon CPU $cpu ms ($((cpu * 1000 / wall / 10)).$((cpu * 1000 / wall % 10))% of a core; watch thread $(((w1 - w0) * 1000 / hz)) ms, autodefrag thread $(((a1 - a0) * 1000 / hz)) ms), queue $(queue)"
 [ $((cpu * 100)) -le $((wall * 5)) ] || fail "daemon CPU $cpu ms over $wall ms of untar: more than 5% of a core"
-# What the queue costs after the untar: until it is empty (bounded wait).
-c2=$(cpu_ticks) t2=$EPOCHREALTIME
-for ((i = 0; i < 120; i++)); do
-	[ "$(metric e4infofs_autodefrag_queue)" -eq 0 ] && break
-	sleep 0.5
+# What examining them costs afterwards: until the queue is empty.
+t2=$EPOCHREALTIME
+for ((i = 0; i < 240; i++)); do
+	[ "$(queue)" -eq 0 ] && break
+	sleep 0.25
 done
-log "queue drained in $(elapsed_ms "$t2") ms, daemon CPU $((($(cpu_ticks) - c2) * 1000 / hz)) ms; checked $(metric e4infofs_autodefrag_checked_total), below_threshold $(skipped below_threshold), gone $(skipped gone), window $(skipped window)"
+check_eq "$(queue)" 0 "files waiting 60 s after the untar"
+a2=$(thread_ticks e4autodefrag)
+log "queue drained $(elapsed_ms "$t2") ms after the untar; autodefrag thread CPU $(((a2 - a1) * 1000 / hz)) ms for it; below_threshold $(skipped below_threshold), gone $(skipped gone)"
 check_eq "$(metric e4infofs_autodefrag_dropped_total)" 0 "writes dropped"
 
 grep -E '^e4infofs_autodefrag' "$MNT/metrics" >&2

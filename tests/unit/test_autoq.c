@@ -74,14 +74,18 @@ START_TEST(autoq_oldest_first_and_max)
 {
 	E4AutoQueue *q = e4_autoq_new(16);
 	E4AutoCandidate out[2];
-	note(q, 30, 2, 3 * S);
 	note(q, 10, 2, 1 * S);
 	note(q, 20, 2, 2 * S);
-	ck_assert_uint_eq(e4_autoq_take_quiet(q, 10 * S, S, out, 2), 2);
-	ck_assert_uint_eq(ino_of(&out[0].file), 10);
-	ck_assert_uint_eq(ino_of(&out[1].file), 20);
+	note(q, 30, 2, 3 * S);
+	note(q, 10, 2, 4 * S); /* written again: now the most recent */
+	/* At 5.5 s with 2 s of quiet: 20 and 30, not 10. */
+	ck_assert_uint_eq(e4_autoq_take_quiet(q, 5500000, 2 * S, out, 2), 2);
+	ck_assert_uint_eq(ino_of(&out[0].file), 20);
+	ck_assert_uint_eq(ino_of(&out[1].file), 30);
+	ck_assert_uint_eq(e4_autoq_take_quiet(q, 5500000, 2 * S, out, 2), 0);
 	ck_assert_uint_eq(e4_autoq_take_quiet(q, 10 * S, S, out, 2), 1);
-	ck_assert_uint_eq(ino_of(&out[0].file), 30);
+	ck_assert_uint_eq(ino_of(&out[0].file), 10);
+	ck_assert_int_eq(e4_autoq_len(q), 0);
 	e4_autoq_free(q);
 }
 END_TEST
