@@ -18,7 +18,8 @@
 #    written), and once quiet it is defragmented too, still intact.
 # 3. the daemon's CPU (utime + stime of /proc/PID/stat) during an untar of
 #    100,000 small files is at most 5% of one core over the untar's wall
-#    time.
+#    time (10% for a sanitizer build); the queue then drains (autodefrag
+#    examines at most 4,000 files a second) with nothing dropped.
 set -euo pipefail
 source "$(dirname "$0")/../lib.sh"
 source "$(dirname "$0")/common.sh"
@@ -176,7 +177,15 @@ wall=$(elapsed_ms "$t0")
 c1=$(cpu_ticks) w1=$(thread_ticks e4watch) a1=$(thread_ticks e4autodefrag)
 cpu=$(((c1 - c0) * 1000 / hz))
 log "untar of 100,000 files: $wall ms, daemon CPU $cpu ms ($((cpu * 1000 / wall / 10)).$((cpu * 1000 / wall % 10))% of a core; watch thread $(((w1 - w0) * 1000 / hz)) ms, autodefrag thread $(((a1 - a0) * 1000 / hz)) ms), queue $(queue)"
-[ $((cpu * 100)) -le $((wall * 5)) ] || fail "daemon CPU $cpu ms over $wall ms of untar: more than 5% of a core"
+# The bound is the product's: 5% of a core. A sanitizer build runs every
+# instruction of the daemon several times slower (ASan measured 5.6%
+# where the plain build took 3.4-4.3%): it is held to 10%.
+bound=5
+if ldd "$E4INFOFS" 2>/dev/null | grep -q 'libasan\|libubsan'; then
+	bound=10
+	log "sanitizer build: CPU bound $bound% instead of 5%"
+fi
+[ $((cpu * 100)) -le $((wall * bound)) ] || fail "daemon CPU $cpu ms over $wall ms of untar: more than $bound% of a core"
 # What examining them costs afterwards: until the queue is empty.
 t2=$EPOCHREALTIME
 for ((i = 0; i < 240; i++)); do
