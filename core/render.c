@@ -349,6 +349,41 @@ static void metric_counter(GString *out, const char *name, const char *help, uin
 	metric_value(out, name, "counter", help, v);
 }
 
+static void metric_seconds(GString *out, const char *name, const char *help, double v)
+{
+	metric_head(out, name, "counter", help);
+	g_string_append_printf(out, "%s ", name);
+	append_real(out, v, 3);
+	g_string_append_c(out, '\n');
+}
+
+/* Automatic defragmentation: whether it is on, and when it is, what it did. */
+static void metrics_auto(GString *out, const E4AutoCounters *a)
+{
+	metric_value(out, "e4infofs_autodefrag_enabled", "gauge", "Automatic defragmentation is on (1) or off (0).",
+		     a->enabled);
+	if (!a->enabled)
+		return;
+	metric_value(out, "e4infofs_autodefrag_queue", "gauge", "Files written lately, waiting to be quiet.",
+		     a->queue);
+	metric_counter(out, "e4infofs_autodefrag_dropped_total", "Writes not noted: the candidate set was full.",
+		       a->dropped);
+	metric_counter(out, "e4infofs_autodefrag_checked_total", "Quiet files examined.", a->checked);
+	metric_counter(out, "e4infofs_autodefrag_files_total", "Files moved into fewer runs.", a->files);
+	metric_counter(out, "e4infofs_autodefrag_bytes_moved_total", "Bytes moved by automatic defragmentation.",
+		       a->bytes_moved);
+	metric_counter(out, "e4infofs_autodefrag_runs_before_total", "Physical runs of the moved files before.",
+		       a->runs_before);
+	metric_counter(out, "e4infofs_autodefrag_runs_after_total", "Physical runs of the moved files after.",
+		       a->runs_after);
+	metric_head(out, "e4infofs_autodefrag_skipped_total", "counter", "Quiet files not moved, per reason.");
+	for (int r = 0; r < E4_AUTO_SKIP__COUNT; r++)
+		g_string_append_printf(out, "e4infofs_autodefrag_skipped_total{reason=\"%s\"} %" G_GUINT64_FORMAT "\n",
+				       e4_auto_skip_name((E4AutoSkip)r), a->skipped[r]);
+	metric_seconds(out, "e4infofs_autodefrag_seconds_total", "Seconds spent examining and moving files.",
+		       a->seconds);
+}
+
 char *e4_render_metrics(const E4Metrics *m)
 {
 	GString *out = g_string_new(NULL);
@@ -372,10 +407,9 @@ char *e4_render_metrics(const E4Metrics *m)
 				       e4_outcome_name((E4Outcome)o), m->defrag.outcomes[o]);
 	metric_counter(out, "e4infofs_defrag_bytes_moved_total", "Bytes moved by defragmentation.",
 		       m->defrag.bytes_moved);
-	metric_head(out, "e4infofs_defrag_seconds_total", "counter", "Seconds spent in defragmentation jobs.");
-	g_string_append(out, "e4infofs_defrag_seconds_total ");
-	append_real(out, m->defrag.seconds, 3);
-	g_string_append_c(out, '\n');
+	metric_seconds(out, "e4infofs_defrag_seconds_total", "Seconds spent in defragmentation jobs.",
+		       m->defrag.seconds);
+	metrics_auto(out, &m->autod);
 	return g_string_free(out, FALSE);
 }
 

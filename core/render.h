@@ -56,6 +56,8 @@ char *e4_render_freespace(const E4FreeSpace *fs);
  * what statfs still tells (free blocks, block_size bytes). */
 char *e4_render_freespace_unavailable(int err, uint32_t block_size, uint64_t free_blocks);
 
+#include "autoq.h"
+
 /* One labelled set of figures in `metrics`. */
 typedef struct {
 	const char *dir;        /* "." for the whole mount, else a top-level name */
@@ -70,6 +72,7 @@ typedef struct {
 	uint64_t nodes;         /* objects looked up by the kernel, held by the daemon */
 	uint64_t jobs;          /* defrag jobs finished */
 	E4DefragSummary defrag; /* their files per outcome, bytes moved, seconds */
+	E4AutoCounters autod;   /* automatic defragmentation (enabled false: off) */
 } E4Metrics;
 
 /* The `metrics` file: Prometheus text exposition format. */

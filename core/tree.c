@@ -62,6 +62,10 @@ struct E4Tree {
 	gint64 changed_us;      /* atomic: realtime of the last change event seen */
 	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
 	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
+	E4TreeWriteFn on_write; /* set before the watch: writes to files */
+	uint64_t drained;       /* events reported (with the lock) */
+	int64_t drain_us;       /* monotonic time of the drain under way */
+	void *on_write_user;
 };
 
 static void note_change(E4Tree *tree)
@@ -438,19 +442,29 @@ static int reopen_dir(int dirfd, struct stat *st)
 	return fd;
 }
 
-static void mark_stale(uint64_t dir_ino, void *user)
+static void mark_stale(const E4WatchEvent *ev, void *user)
 {
 	E4Tree *tree = user;
-	note_change(tree);
-	DirRec *rec = g_hash_table_lookup(tree->dirs, &dir_ino);
+	tree->drained++;
+	DirRec *rec = ev->dir_ino ? g_hash_table_lookup(tree->dirs, &ev->dir_ino) : NULL;
 	if (rec)
 		rec->clean = false;
+	if (ev->file && tree->on_write)
+		tree->on_write(ev->file, ev->dir, tree->drain_us, tree->on_write_user);
 }
 
-/* Applies pending change events; with the tree locked. */
+/* Applies pending change events; with the tree locked. The clocks are
+ * read once per drain, not per event (an untar sends 100,000s). */
 static void drain(E4Tree *tree)
 {
-	if (!tree->watch || e4_watch_drain(tree->watch, mark_stale, tree) == 0)
+	if (!tree->watch)
+		return;
+	uint64_t before = tree->drained;
+	tree->drain_us = g_get_monotonic_time();
+	int rc = e4_watch_drain(tree->watch, mark_stale, tree);
+	if (tree->drained != before)
+		note_change(tree);
+	if (rc == 0)
 		return;
 	/* Events were lost: trust nothing until checked again. */
 	note_change(tree);
@@ -460,6 +474,11 @@ static void drain(E4Tree *tree)
 	while (g_hash_table_iter_next(&it, NULL, &value))
 		((DirRec *)value)->clean = false;
 }
+
+/* Pause between drains, milliseconds: at the 125,000 events/s of an
+ * untar, 50 ms gather about 6,000 events, well within fanotify's default
+ * queue of 16,384. */
+#define DRAIN_PAUSE_MS 50
 
 static gpointer drainer_main(gpointer data)
 {
@@ -472,6 +491,12 @@ static gpointer drainer_main(gpointer data)
 		g_mutex_lock(&tree->lock);
 		drain(tree);
 		g_mutex_unlock(&tree->lock);
+		/* Let events gather before the next drain: woken at each event,
+		 * the drainer cost 1.6 s of CPU during a 3.2 s untar of 100,000
+		 * files (a poll, a lock and two reads for every few events).
+		 * Scans drain first, so nothing they report is older; the wait
+		 * ends at once when the tree stops. */
+		poll(&pfd[1], 1, DRAIN_PAUSE_MS);
 	}
 	return NULL;
 }
@@ -480,7 +505,7 @@ int e4_tree_watch(E4Tree *tree, int mount_fd)
 {
 	if (tree->wake < 0)
 		return -EBADF;
-	E4Watch *w = e4_watch_new(mount_fd);
+	E4Watch *w = e4_watch_new(mount_fd, tree->on_write != NULL);
 	if (!w)
 		return -errno;
 	g_mutex_lock(&tree->lock);
@@ -488,6 +513,12 @@ int e4_tree_watch(E4Tree *tree, int mount_fd)
 	g_mutex_unlock(&tree->lock);
 	tree->drainer = g_thread_new("e4watch", drainer_main, tree);
 	return 0;
+}
+
+void e4_tree_on_write(E4Tree *tree, E4TreeWriteFn fn, void *user)
+{
+	tree->on_write = fn;
+	tree->on_write_user = user;
 }
 
 /* Opens a private fd of the directory dirfd (on the tree's filesystem),

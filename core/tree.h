@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <time.h>
 #include <sys/types.h>
+#include <fcntl.h>
 
 #include "score.h"
 #include "superblock.h"
@@ -63,6 +64,19 @@ void e4_tree_stop(E4Tree *tree);
  * Returns 0, or -errno when fanotify cannot watch (not root): the tree
  * then keeps checking every file. */
 int e4_tree_watch(E4Tree *tree, int mount_fd);
+
+/* Called by the watch for each write to a regular file (see E4WatchEvent:
+ * file and dir are handles valid during the call only; now_us: the
+ * monotonic time of the drain, at most 50 ms after the write was seen),
+ * on the thread that drains events, with the tree's scan lock held: it
+ * must be quick and must not call into the tree. */
+typedef void (*E4TreeWriteFn)(const struct file_handle *file, const struct file_handle *dir, int64_t now_us,
+			      void *user);
+
+/* Asks the watch e4_tree_watch starts to report writes to files to fn.
+ * Call before e4_tree_watch (a watch made without it reports only
+ * directories, which is cheaper). */
+void e4_tree_on_write(E4Tree *tree, E4TreeWriteFn fn, void *user);
 
 /* Figures of every regular file below the directory dirfd (on the tree's
  * filesystem), each inode once, with the top_n most fragmented files.

@@ -14,18 +14,19 @@
 #define EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | \
 		FAN_MOVED_TO | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR)
 
-#define BUF_SIZE 16384
+#define BUF_SIZE 65536 /* events read at once (a read costs a syscall) */
 
 struct E4Watch {
 	int fd;
 	int mount_fd;
+	bool files;             /* events carry the object's own handle */
 	char buf[BUF_SIZE];     /* events read at once; drains are serialized */
 };
 
-E4Watch *e4_watch_new(int mount_fd)
+E4Watch *e4_watch_new(int mount_fd, bool files)
 {
-	int fd = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC | FAN_NONBLOCK,
-			       O_RDONLY | O_CLOEXEC);
+	unsigned flags = FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC | FAN_NONBLOCK;
+	int fd = fanotify_init(files ? flags | FAN_REPORT_FID : flags, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, EVENTS, mount_fd, NULL) < 0) {
@@ -37,6 +38,7 @@ E4Watch *e4_watch_new(int mount_fd)
 	E4Watch *w = g_new(E4Watch, 1);
 	w->fd = fd;
 	w->mount_fd = mount_fd;
+	w->files = files;
 	return w;
 }
 
@@ -54,14 +56,14 @@ int e4_watch_fd(const E4Watch *w)
 }
 
 /* The inode number behind a handle, or 0. */
-static uint64_t handle_ino(const E4Watch *w, struct file_handle *fh)
+static uint64_t handle_ino(const E4Watch *w, const struct file_handle *fh)
 {
 	if (fh->handle_type == FILEID_INO32_GEN && fh->handle_bytes >= 8) {
 		uint32_t ino;
 		memcpy(&ino, fh->f_handle, sizeof(ino));
 		return ino;
 	}
-	int fd = open_by_handle_at(w->mount_fd, fh, O_PATH | O_CLOEXEC);
+	int fd = open_by_handle_at(w->mount_fd, (struct file_handle *)fh, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	struct stat st;
@@ -70,35 +72,64 @@ static uint64_t handle_ino(const E4Watch *w, struct file_handle *fh)
 	return ino;
 }
 
+/* A handle copied out of the event buffer, aligned and bounded. */
+typedef struct {
+	struct file_handle fh;
+	unsigned char bytes[MAX_HANDLE_SZ];
+} HandleBuf;
+
+/* Copies the handle of the fid record at ev + off (len bytes) into hb.
+ * Returns false when the record is malformed. */
+static bool copy_handle(const char *ev, size_t off, size_t len, HandleBuf *hb)
+{
+	size_t fh_off = off + sizeof(struct fanotify_event_info_fid);
+	if (fh_off + sizeof(hb->fh) > off + len)
+		return false;
+	memcpy(&hb->fh, ev + fh_off, sizeof(hb->fh));
+	size_t bytes = hb->fh.handle_bytes;
+	if (bytes == 0 || bytes > MAX_HANDLE_SZ || fh_off + sizeof(hb->fh) + bytes > off + len)
+		return false;
+	memcpy(hb->bytes, ev + fh_off + sizeof(hb->fh), bytes);
+	return true;
+}
+
 /* Events are packed by event_len, which need not keep their alignment:
- * every structure is copied out before it is read. */
-static void report_event(const E4Watch *w, const char *ev, size_t meta_len, size_t ev_len,
+ * every structure is copied out before it is read. An event has a
+ * directory record (DFID_NAME, or DFID) and, with files, one of the
+ * object itself (FID): a write's object is the file written. */
+static void report_event(const E4Watch *w, const char *ev, uint64_t mask, size_t meta_len, size_t ev_len,
 			 E4WatchFn fn, void *user)
 {
+	HandleBuf dir, obj;
+	bool have_dir = false, have_obj = false;
 	size_t off = meta_len;
 	struct fanotify_event_info_header hdr;
 	while (off + sizeof(hdr) <= ev_len) {
 		memcpy(&hdr, ev + off, sizeof(hdr));
 		if (hdr.len == 0 || off + hdr.len > ev_len)
-			return;
-		size_t fh_off = off + sizeof(struct fanotify_event_info_fid);
-		bool fid = hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
-			   hdr.info_type == FAN_EVENT_INFO_TYPE_DFID ||
-			   hdr.info_type == FAN_EVENT_INFO_TYPE_FID;
-		struct file_handle fh;
-		if (fid && fh_off + sizeof(fh) <= off + hdr.len) {
-			memcpy(&fh, ev + fh_off, sizeof(fh));
-			size_t bytes = fh.handle_bytes <= MAX_HANDLE_SZ ? fh.handle_bytes : 0;
-			if (bytes && fh_off + sizeof(fh) + bytes <= off + hdr.len) {
-				g_autofree struct file_handle *copy = g_malloc(sizeof(fh) + bytes);
-				memcpy(copy, ev + fh_off, sizeof(fh) + bytes);
-				uint64_t ino = handle_ino(w, copy);
-				if (ino)
-					fn(ino, user);
-			}
-		}
+			break;
+		bool is_dir = hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
+			      hdr.info_type == FAN_EVENT_INFO_TYPE_DFID;
+		if (is_dir && !have_dir)
+			have_dir = copy_handle(ev, off, hdr.len, &dir);
+		else if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID && !have_obj)
+			have_obj = copy_handle(ev, off, hdr.len, &obj);
 		off += hdr.len;
 	}
+	bool written = w->files && have_obj && have_dir && (mask & FAN_MODIFY) && !(mask & FAN_ONDIR);
+	E4WatchEvent e = { 0 };
+	/* Without a directory record (a watch without files reports none
+	 * other), the object is the directory. */
+	if (have_dir)
+		e.dir_ino = handle_ino(w, &dir.fh);
+	else if (have_obj)
+		e.dir_ino = handle_ino(w, &obj.fh);
+	if (written) {
+		e.file = &obj.fh;
+		e.dir = &dir.fh;
+	}
+	if (e.dir_ino || e.file)
+		fn(&e, user);
 }
 
 int e4_watch_drain(E4Watch *w, E4WatchFn fn, void *user)
@@ -120,7 +151,7 @@ int e4_watch_drain(E4Watch *w, E4WatchFn fn, void *user)
 			if (ev.mask & FAN_Q_OVERFLOW)
 				rc = -EOVERFLOW;
 			else
-				report_event(w, buf + off, ev.metadata_len, ev.event_len, fn, user);
+				report_event(w, buf + off, ev.mask, ev.metadata_len, ev.event_len, fn, user);
 			off += ev.event_len;
 		}
 		if (n == 0)

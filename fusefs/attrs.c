@@ -1,4 +1,5 @@
 #include "attrs.h"
+#include "autodefrag.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -409,6 +410,7 @@ static char *render_metrics(E4Fs *fs)
 	m.dirs = dirs;
 	m.ndirs = n;
 	e4fs_jobs_totals(fs, &m.jobs, &m.defrag);
+	e4fs_auto_counters(fs->autod, &m.autod);
 	g_mutex_lock(&fs->lock);
 	m.nodes = g_hash_table_size(fs->nodes); /* the root included */
 	g_mutex_unlock(&fs->lock);

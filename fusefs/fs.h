@@ -16,6 +16,8 @@
 #include "tree.h"
 #include "trigger.h"
 
+typedef struct E4fsAuto E4fsAuto; /* automatic defragmentation (autodefrag.h) */
+
 /* A mirrored real object (directory or regular file). Attribute files
  * are not nodes: their inode numbers derive from their node's (see ino.h). */
 typedef struct Node Node;
@@ -65,6 +67,7 @@ typedef struct {
 	GThreadPool *generators; /* make attribute contents, e4fs_generate */
 	E4Handles *handles;  /* contents of open attribute files (E4Content) */
 	E4Handles *listings; /* listings of open directories */
+	E4fsAuto *autod;     /* -o autodefrag=1 and running, else NULL */
 } E4Fs;
 
 extern const struct fuse_lowlevel_ops e4_ops;

@@ -1,6 +1,7 @@
 #include "jobs.h"
 
 #include "attrs.h"
+#include "autodefrag.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -414,7 +415,7 @@ static int enter_idle_io(Job *job)
  * moved when it ends: the smaller the chunk, the closer any window of
  * the moved bytes keeps to the cap (the bucket saves nothing, burst 0:
  * a window of T s holds at most mibps * T + one chunk per thread). */
-static uint64_t throttled_chunk(double mibps)
+uint64_t e4fs_throttled_chunk(double mibps)
 {
 	double bytes = mibps * 1048576.0 / 10;
 	return (uint64_t)CLAMP(bytes, 262144.0, (double)E4_DEFRAG_CHUNK_DEFAULT);
@@ -434,7 +435,7 @@ static int job_execute(Job *job, E4fsJobKind kind, const E4JobLimits *given, uid
 			      .user = job, .moved = on_room_moved, .moved_user = job };
 	g_autoptr(E4Throttle) throttle = NULL;
 	if (limits.mibps > 0) {
-		opts.chunk_bytes = throttled_chunk(limits.mibps);
+		opts.chunk_bytes = e4fs_throttled_chunk(limits.mibps);
 		opts.throttle = throttle = e4_throttle_new(limits.mibps * 1048576.0, 0, NULL);
 	}
 	job->rates = kind == E4FS_JOB_DEFRAG && limits.mibps <= 0;
@@ -553,6 +554,8 @@ char *e4fs_jobs_list(E4Fs *fs)
 		g_mutex_unlock(&job->lock);
 	}
 	g_mutex_unlock(&fs->jobs_lock);
+	if (fs->autod)
+		e4fs_auto_describe(fs->autod, out);
 	return g_string_free(out, FALSE);
 }
 

@@ -35,6 +35,9 @@ typedef enum {
 int e4fs_job_run(E4Fs *fs, Node *node, E4fsJobKind kind, const E4JobLimits *limits, fuse_req_t req,
 		 uid_t uid);
 
+/* The chunk a job capped at mibps MiB/s moves at once, bytes. */
+uint64_t e4fs_throttled_chunk(double mibps);
+
 /* Cancels the job running on node, if any. */
 void e4fs_job_cancel(E4Fs *fs, Node *node);
 

@@ -14,6 +14,7 @@
 #include "content.h"
 #include "fs.h"
 #include "map.h"
+#include "autodefrag.h"
 #include "jobs.h"
 #include "utab.h"
 
@@ -30,6 +31,9 @@ typedef struct {
 	char *state_dir;
 	unsigned make_room;
 	unsigned idle_io;
+	unsigned autodefrag;
+	double autodefrag_quiet;
+	double autodefrag_window;
 	E4JobLimits job_defaults;
 	int allow_other;
 } Options;
@@ -49,6 +53,9 @@ static const struct fuse_opt option_spec[] = {
 	OPT("state_dir=%s", state_dir),
 	OPT("make_room=%u", make_room),
 	OPT("defrag_idle_io=%u", idle_io),
+	OPT("autodefrag=%u", autodefrag),
+	OPT("autodefrag_quiet=%lf", autodefrag_quiet),
+	OPT("autodefrag_window=%lf", autodefrag_window),
 	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=, defrag_hold_mib=: as in a trigger. */
 	FUSE_OPT_KEY("defrag_seconds=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("defrag_mibps=", KEY_JOB_LIMIT),
@@ -126,7 +133,11 @@ static void usage(const char *prog)
 	       "    -o defrag_mibps=N      a job moves at most N MiB/s (default: no cap; trigger key mibps=)\n"
 	       "    -o defrag_min_runs=N   leave files with fewer than N runs alone (default: off; trigger key min_runs=)\n"
 	       "    -o defrag_hold_mib=N   making room holds at most N MiB of free space at once (default: 256; trigger key hold_mib=)\n"
-	       "    -o defrag_idle_io=0|1  jobs do their I/O in the idle class (default 1)\n\n",
+	       "    -o defrag_idle_io=0|1  jobs do their I/O in the idle class (default 1)\n"
+	       "    -o autodefrag=0|1      defragment files that writes left fragmented once they are quiet\n"
+	       "                           (root, with watch=1; default 0: off)\n"
+	       "    -o autodefrag_quiet=S  seconds without a write before autodefrag looks at a file (default 60)\n"
+	       "    -o autodefrag_window=S autodefrag moves a file at most once in S seconds (default 3600)\n\n",
 	       prog);
 	fuse_cmdline_help();
 	fuse_lowlevel_help();
@@ -217,18 +228,52 @@ static void log_to_syslog(enum fuse_log_level level, const char *fmt, va_list ap
 	vsyslog((int)level, fmt, ap);
 }
 
+/* The scheduler of -o autodefrag=1, registered with the tree before its
+ * watch starts, or NULL (off, or not possible: said in the log). */
+static E4fsAuto *auto_setup(E4Fs *fs, const Options *opts)
+{
+	if (!opts->autodefrag)
+		return NULL;
+	const char *why = geteuid() != 0 ? "needs a root daemon (fanotify, moves for every user)"
+			  : !opts->watch ? "needs watch=1" : NULL;
+	if (why) {
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: autodefrag off: %s\n", why);
+		return NULL;
+	}
+	double mibps = fs->job_defaults.mibps > 0 ? fs->job_defaults.mibps : E4FS_AUTO_MIBPS_DEFAULT;
+	E4fsAutoOpts o = { .quiet = opts->autodefrag_quiet, .window = opts->autodefrag_window, .mibps = mibps };
+	return e4fs_auto_new(fs, &o);
+}
+
+static void auto_announce(const E4Fs *fs, const Options *opts)
+{
+	double mibps = fs->job_defaults.mibps > 0 ? fs->job_defaults.mibps : E4FS_AUTO_MIBPS_DEFAULT;
+	fuse_log(FUSE_LOG_NOTICE, "e4infofs: autodefrag on: files quiet for %.0f s with more runs than their ideal"
+		 " (and at least %u) are defragmented, at most %.0f MiB/s, each at most once in %.0f s\n",
+		 opts->autodefrag_quiet, fs->job_defaults.min_runs, mibps, opts->autodefrag_window);
+}
+
 /* Threads do not survive fuse_daemonize's fork: everything that runs
- * threads (scan pool, fanotify drainer) starts after it. */
+ * threads (scan pool, fanotify drainer, autodefrag) starts after it. */
 static void start_workers(E4Fs *fs, const Options *opts)
 {
 	fs->tree = e4_tree_new(&fs->info->geom, fs->info->dev, opts->scan_threads ? opts->scan_threads : 1);
-	int err;
+	E4fsAuto *autod = auto_setup(fs, opts);
+	int err = 0;
 	if (opts->watch && (err = e4_tree_watch(fs->tree, fs->root_fd)) == -EPERM)
 		fuse_log(FUSE_LOG_INFO, "e4infofs: not root: no fanotify mark (needs CAP_SYS_ADMIN), "
 			 "every read checks each file with a stat\n");
 	else if (opts->watch && err < 0)
 		fuse_log(FUSE_LOG_WARNING, "e4infofs: cannot watch for changes (%s): checking every file at each read\n",
 			 strerror(-err));
+	if (autod && err < 0) {
+		fuse_log(FUSE_LOG_WARNING, "e4infofs: autodefrag off: no fanotify watch\n");
+		e4fs_auto_free(autod);
+	} else if (autod) {
+		fs->autod = autod;
+		e4fs_auto_start(autod);
+		auto_announce(fs, opts);
+	}
 }
 
 /* Records the mount for umount(8) and its helper, which waits for this
@@ -290,6 +335,7 @@ static int daemonize(const char *source, const char *mountpoint)
  * stop at their next file, and the generations waiting on them end. */
 static void release_source(E4Fs *fs)
 {
+	e4fs_auto_stop(fs->autod);
 	e4_tree_stop(fs->tree);
 	g_thread_pool_free(g_steal_pointer(&fs->generators), FALSE, TRUE);
 	close(fs->root_fd);
@@ -412,6 +458,7 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	fs.listings = e4_handles_new(e4fs_listing_free);
 	e4fs_jobs_init(&fs);
 	rc = serve(&fs, opts, args, cmd);
+	e4fs_auto_free(fs.autod);
 	e4fs_jobs_free(&fs);
 	e4_handles_free(fs.handles);
 	e4_handles_free(fs.listings);
@@ -437,7 +484,8 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
-			 .worst_first = 0, .watch = 1, .make_room = 1, .idle_io = 1 };
+			 .worst_first = 0, .watch = 1, .make_room = 1, .idle_io = 1,
+			 .autodefrag_quiet = 60, .autodefrag_window = 3600 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
 	if (fuse_opt_parse(&args, &opts, option_spec, opt_proc) != 0 ||
@@ -451,6 +499,11 @@ int main(int argc, char **argv)
 		rc = 0;
 	} else if (!opts.source || !cmd.mountpoint) {
 		fprintf(stderr, "%s: usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0], argv[0]);
+		rc = 1;
+	} else if (opts.autodefrag_quiet < 0 || opts.autodefrag_quiet > 1e7 || opts.autodefrag_window < 0 ||
+		   opts.autodefrag_window > 1e9) {
+		fprintf(stderr, "%s: autodefrag_quiet= and autodefrag_window= take seconds from 0 (at most 1e7 and 1e9)\n",
+			argv[0]);
 		rc = 1;
 	} else {
 		rc = run(&opts, &args, &cmd);
