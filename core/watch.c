@@ -14,6 +14,9 @@
 #define EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | \
 		FAN_MOVED_TO | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR)
 
+/* Events that change a directory's entries: its listing must be read again. */
+#define DIRENT_EVENTS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
+
 #define BUF_SIZE 16384
 
 struct E4Watch {
@@ -72,9 +75,23 @@ static uint64_t handle_ino(const E4Watch *w, struct file_handle *fh)
 
 /* Events are packed by event_len, which need not keep their alignment:
  * every structure is copied out before it is read. */
-static void report_event(const E4Watch *w, const char *ev, size_t meta_len, size_t ev_len,
-			 E4WatchFn fn, void *user)
+/* The file name after the handle of a DFID_NAME record (ev[at..end)), or
+ * NULL when there is none, it is not terminated, or it is "." (the
+ * kernel names a directory's own events after the directory itself). */
+static const char *record_name(const char *ev, size_t at, size_t end)
 {
+	if (at >= end || !memchr(ev + at, '\0', end - at))
+		return NULL;
+	const char *name = ev + at;
+	return name[0] && strcmp(name, ".") != 0 ? name : NULL;
+}
+
+static void report_event(const E4Watch *w, const char *ev, uint64_t mask, size_t meta_len,
+			 size_t ev_len, E4WatchFn fn, void *user)
+{
+	/* Only a change to one non-directory's data or attributes spares the
+	 * rest of its directory. */
+	bool whole = (mask & (DIRENT_EVENTS | FAN_ONDIR)) != 0;
 	size_t off = meta_len;
 	struct fanotify_event_info_header hdr;
 	while (off + sizeof(hdr) <= ev_len) {
@@ -93,8 +110,11 @@ static void report_event(const E4Watch *w, const char *ev, size_t meta_len, size
 				g_autofree struct file_handle *copy = g_malloc(sizeof(fh) + bytes);
 				memcpy(copy, ev + fh_off, sizeof(fh) + bytes);
 				uint64_t ino = handle_ino(w, copy);
+				const char *name = NULL;
+				if (!whole && hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME)
+					name = record_name(ev, fh_off + sizeof(fh) + bytes, off + hdr.len);
 				if (ino)
-					fn(ino, user);
+					fn(ino, name, user);
 			}
 		}
 		off += hdr.len;
@@ -120,7 +140,7 @@ int e4_watch_drain(E4Watch *w, E4WatchFn fn, void *user)
 			if (ev.mask & FAN_Q_OVERFLOW)
 				rc = -EOVERFLOW;
 			else
-				report_event(w, buf + off, ev.metadata_len, ev.event_len, fn, user);
+				report_event(w, buf + off, ev.mask, ev.metadata_len, ev.event_len, fn, user);
 			off += ev.event_len;
 		}
 		if (n == 0)

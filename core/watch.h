@@ -19,8 +19,11 @@ void e4_watch_free(E4Watch *w);
 int e4_watch_fd(const E4Watch *w);
 
 /* Called with the inode number of a directory whose entries or files
- * changed. */
-typedef void (*E4WatchFn)(uint64_t dir_ino, void *user);
+ * changed. name: the file of that directory whose data or attributes
+ * changed (its entries did not), or NULL when the directory's entries or
+ * the directory itself changed (creation, deletion, rename, its own
+ * attributes), or the event names no file. */
+typedef void (*E4WatchFn)(uint64_t dir_ino, const char *name, void *user);
 
 /* Reads every pending event without blocking (not to be called from two
  * threads at once) and reports each changed
