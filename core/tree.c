@@ -280,6 +280,16 @@ static const FileRec *find_old(const DirRec *old, const char *name, uint64_t ino
 	return NULL;
 }
 
+/* The inode of the subdirectory name of old when the entry still names it
+ * (so a scan need not open it while it is settled), else 0. */
+static uint64_t kept_subdir(const DirRec *old, const char *name, uint64_t ino)
+{
+	for (size_t i = 0; old && i < old->nsubdirs; i++)
+		if (old->subdirs[i].ino == ino && strcmp(old->subdirs[i].name, name) == 0)
+			return ino;
+	return 0;
+}
+
 /* Forgets the cached directory ino and, recursively, its cached
  * subdirectories, except those in keep (reached by the scan under way: a
  * directory moved below one of its former subdirectories may be one of
@@ -335,7 +345,7 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 		const E4DirEntry *e = &list.v[i];
 		const char *name = g_string_chunk_insert(rec->names, e->name);
 		if (e->kind == E4_ENTRY_DIR) {
-			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, 0 };
+			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, kept_subdir(old, e->name, e->ino) };
 			continue;
 		}
 		FileRec *f = &rec->files[rec->nfiles++];

@@ -58,15 +58,21 @@ $(diff <(echo "$a") <(echo "$b") | head -20)"
 	done
 }
 
+# counts MNT: "OPENS REVALIDATIONS" from one read of MNT/metrics (a read's
+# own scans count in the next one).
+counts() {
+	awk '$1 == "e4infofs_dir_opens_total" { o = $2 } $1 == "e4infofs_revalidations_total" { r = $2 }
+	     END { if (o == "" || r == "") exit 1; print o, r }' "$1/metrics" || fail "no counters in $1/metrics"
+}
+
 # reread_opens: directories opened and files stated by one read of the
-# root's score, as "OPENS REVALIDATIONS".
+# root's score (and the scans of the metrics read before it), as
+# "OPENS REVALIDATIONS".
 reread_opens() {
 	local o0 r0 o1 r1
-	o0=$(metric_of "$MNT" e4infofs_dir_opens_total)
-	r0=$(metric_of "$MNT" e4infofs_revalidations_total)
+	read -r o0 r0 < <(counts "$MNT")
 	cat "$MNT/score" >/dev/null || fail "cannot read score"
-	o1=$(metric_of "$MNT" e4infofs_dir_opens_total)
-	r1=$(metric_of "$MNT" e4infofs_revalidations_total)
+	read -r o1 r1 < <(counts "$MNT")
 	echo "$((o1 - o0)) $((r1 - r0))"
 }
 
