@@ -60,7 +60,8 @@ typedef struct {
 	uint64_t ino;
 	uint64_t parent;        /* the directory a scan last found it in, 0 none */
 	int64_t mtime_ns, ctime_ns;
-	GStringChunk *names;
+	char *names;            /* every entry's name, one block: its exact size
+	                         * (a GStringChunk took 4 KiB per directory) */
 	FileRec *files;
 	size_t nfiles;
 	SubdirRec *subdirs;
@@ -188,7 +189,7 @@ static void dir_rec_free(gpointer p)
 	DirRec *rec = p;
 	if (rec->agg)
 		agg_free(rec->agg);
-	g_string_chunk_free(rec->names);
+	g_free(rec->names);
 	g_free(rec->files);
 	g_free(rec->subdirs);
 	g_free(rec);
@@ -338,12 +339,17 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	rec->mtime_ns = ns(&st->st_mtim);
 	rec->ctime_ns = ns(&st->st_ctim);
 	rec->marked = e4_exclude_marked(fd);
-	rec->names = g_string_chunk_new(4096);
+	size_t bytes = 0;
+	for (size_t i = 0; i < list.n; i++)
+		bytes += strlen(list.v[i].name) + 1;
+	rec->names = g_malloc(MAX(bytes, 1));
+	char *next = rec->names;
 	rec->files = g_new0(FileRec, list.n);
 	rec->subdirs = g_new0(SubdirRec, list.n);
 	for (size_t i = 0; i < list.n; i++) {
 		const E4DirEntry *e = &list.v[i];
-		const char *name = g_string_chunk_insert(rec->names, e->name);
+		const char *name = next;
+		next = stpcpy(next, e->name) + 1;
 		if (e->kind == E4_ENTRY_DIR) {
 			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, kept_subdir(old, e->name, e->ino) };
 			continue;
