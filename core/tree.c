@@ -273,22 +273,62 @@ static bool still_valid(E4Tree *tree, int dirfd, const FileRec *rec)
 	       ns(&st.st_mtim) == rec->mtime_ns && ns(&st.st_ctim) == rec->ctime_ns;
 }
 
-static const FileRec *find_old(const DirRec *old, const char *name, uint64_t ino)
+/* A directory's previous record, its entries found by name: through
+ * tables once there are many (a search per entry made relisting a
+ * directory of 10,000 files cost ~10^8 comparisons). */
+typedef struct {
+	const DirRec *old;      /* NULL: none */
+	GHashTable *files;      /* name -> FileRec; NULL: search old */
+	GHashTable *subdirs;    /* name -> SubdirRec */
+} OldIndex;
+
+#define INDEX_MIN 32
+
+static void old_index_init(OldIndex *idx, const DirRec *old)
 {
-	for (size_t i = 0; old && i < old->nfiles; i++)
-		if (old->files[i].ino == ino && strcmp(old->files[i].name, name) == 0)
-			return &old->files[i];
-	return NULL;
+	*idx = (OldIndex){ .old = old };
+	if (!old || old->nfiles + old->nsubdirs < INDEX_MIN)
+		return;
+	idx->files = g_hash_table_new(g_str_hash, g_str_equal);
+	idx->subdirs = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t i = 0; i < old->nfiles; i++)
+		g_hash_table_insert(idx->files, (gpointer)old->files[i].name, &old->files[i]);
+	for (size_t i = 0; i < old->nsubdirs; i++)
+		g_hash_table_insert(idx->subdirs, (gpointer)old->subdirs[i].name, &old->subdirs[i]);
 }
 
-/* The inode of the subdirectory name of old when the entry still names it
- * (so a scan need not open it while it is settled), else 0. */
-static uint64_t kept_subdir(const DirRec *old, const char *name, uint64_t ino)
+static void old_index_clear(OldIndex *idx)
 {
-	for (size_t i = 0; old && i < old->nsubdirs; i++)
-		if (old->subdirs[i].ino == ino && strcmp(old->subdirs[i].name, name) == 0)
-			return ino;
-	return 0;
+	g_clear_pointer(&idx->files, g_hash_table_destroy);
+	g_clear_pointer(&idx->subdirs, g_hash_table_destroy);
+}
+
+/* The previous record of the file name if it is still the inode ino. */
+static const FileRec *find_old(const OldIndex *idx, const char *name, uint64_t ino)
+{
+	const DirRec *old = idx->old;
+	const FileRec *f = NULL;
+	if (idx->files)
+		f = g_hash_table_lookup(idx->files, name);
+	for (size_t i = 0; !idx->files && old && i < old->nfiles && !f; i++)
+		if (strcmp(old->files[i].name, name) == 0)
+			f = &old->files[i];
+	return f && f->ino == ino ? f : NULL;
+}
+
+/* The inode of the subdirectory name when the entry still names the
+ * directory found there before (so a scan need not open it while it is
+ * settled), else 0. */
+static uint64_t kept_subdir(const OldIndex *idx, const char *name, uint64_t ino)
+{
+	const DirRec *old = idx->old;
+	const SubdirRec *d = NULL;
+	if (idx->subdirs)
+		d = g_hash_table_lookup(idx->subdirs, name);
+	for (size_t i = 0; !idx->subdirs && old && i < old->nsubdirs && !d; i++)
+		if (strcmp(old->subdirs[i].name, name) == 0)
+			d = &old->subdirs[i];
+	return d && d->ino == ino ? ino : 0;
 }
 
 /* Forgets the cached directory ino and, recursively, its cached
@@ -346,19 +386,22 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	char *next = rec->names;
 	rec->files = g_new0(FileRec, list.n);
 	rec->subdirs = g_new0(SubdirRec, list.n);
+	OldIndex idx;
+	old_index_init(&idx, old);
 	for (size_t i = 0; i < list.n; i++) {
 		const E4DirEntry *e = &list.v[i];
 		const char *name = next;
 		next = stpcpy(next, e->name) + 1;
 		if (e->kind == E4_ENTRY_DIR) {
-			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, kept_subdir(old, e->name, e->ino) };
+			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, kept_subdir(&idx, e->name, e->ino) };
 			continue;
 		}
 		FileRec *f = &rec->files[rec->nfiles++];
-		const FileRec *prev = find_old(old, e->name, e->ino);
+		const FileRec *prev = find_old(&idx, e->name, e->ino);
 		*f = prev ? *prev : (FileRec){ .ino = e->ino, .skip = -1 };
 		f->name = name;
 	}
+	old_index_clear(&idx);
 	if (old)
 		rec->parent = old->parent;
 	e4_dir_list_clear(&list);
