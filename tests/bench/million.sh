@@ -25,7 +25,7 @@
 # corpora a, b, c).
 #
 # Disk: one image at a time in ${BENCH_DIR:-/var/tmp/e4bench}, about
-# 1.3 x the corpus (12 GB at --scale 1). Time at --scale 1: about 10 min
+# 1.3 x the corpus (12 GB at --scale 1). Time at --scale 1: about 25 min
 # per shape on the machine of docs/benchmarks.md (generation most of it).
 # Needs root, /dev/fuse, loop devices, e2fsprogs, python3: skipped (77)
 # otherwise. Drops the page cache (echo 3 > drop_caches) before each cold
