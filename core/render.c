@@ -398,6 +398,9 @@ char *e4_render_metrics(const E4Metrics *m)
 		       m->tree.inspections);
 	metric_counter(out, "e4infofs_revalidations_total", "Cached files re-checked with a stat.",
 		       m->tree.revalidations);
+	metric_counter(out, "e4infofs_dir_opens_total",
+		       "Subdirectories opened by scans to be checked (a settled subtree is not).",
+		       m->tree.dir_opens);
 	metric_value(out, "e4infofs_nodes", "gauge",
 		     "Directories and files the kernel holds looked up through the mount.", m->nodes);
 	metric_counter(out, "e4infofs_defrag_jobs_total", "Defragmentation jobs finished.", m->jobs);

@@ -17,13 +17,23 @@
  * of a huge directory holds at once. */
 #define MAX_PENDING 4096
 
+/* A settled subtree keeps its aggregate when it holds at least this many
+ * files and directories: smaller ones are summed again from the cache
+ * (no syscall), which costs less than the memory of an aggregate each. */
+#define AGG_MIN_WEIGHT 256
+
+/* Top files an aggregate is computed with at least, so that reads asking
+ * for none (stats, metrics) and for the report's default share it. */
+#define AGG_MIN_TOP 10
+
 typedef struct {
 	const char *name;       /* in the directory's string chunk */
 	uint64_t ino;
 	int64_t mtime_ns, ctime_ns;
 	uint32_t nlink;
-	int16_t skip;           /* -1 analysed, else E4SkipReason */
+	int8_t skip;            /* -1 analysed, else E4SkipReason */
 	bool valid;             /* false: vanished, or never inspected */
+	bool stale;             /* the watch named it since it was checked */
 	bool marked;            /* carries the exclusion mark (exclude.h); setting
 	                         * it changes ctime, so it is read with the figures */
 	E4FileFigures fig;
@@ -34,15 +44,35 @@ typedef struct {
 	uint64_t ino;           /* 0: could not be opened in the last scan */
 } SubdirRec;
 
+/* The figures of a settled subtree, as a scan that does not list its
+ * files reports them. */
+typedef struct {
+	E4Summary sum;
+	E4Top top;              /* paths relative to the subtree's directory */
+	size_t top_cap;         /* top holds the best top_cap files (or fewer
+	                         * when fewer rank); top.cap is its length */
+	uint64_t weight;        /* files and directories: what summing it costs */
+	bool linked;            /* holds a multiply linked file, whose count
+	                         * depends on the rest of the scan: never kept */
+} SubtreeAgg;
+
 typedef struct {
 	uint64_t ino;
+	uint64_t parent;        /* the directory a scan last found it in, 0 none */
 	int64_t mtime_ns, ctime_ns;
-	GStringChunk *names;
+	char *names;            /* every entry's name, one block: its exact size
+	                         * (a GStringChunk took 4 KiB per directory) */
 	FileRec *files;
 	size_t nfiles;
 	SubdirRec *subdirs;
 	size_t nsubdirs;
 	bool clean;             /* watched, and no event since it was checked */
+	bool settled;           /* watched, and nothing changed anywhere in the
+	                         * subtree since it was last aggregated: a scan
+	                         * neither opens nor checks it. Only a settled
+	                         * directory's parent may be settled, and an
+	                         * event unsettles a directory and its parents */
+	SubtreeAgg *agg;        /* NULL, or (settled only) the subtree's figures */
 	bool marked;            /* carries the exclusion mark: read when relisted
 	                         * (setting it changes the directory's ctime) */
 } DirRec;
@@ -58,7 +88,9 @@ struct E4Tree {
 	GThread *drainer;       /* keeps the event queue short between scans */
 	int wake;               /* eventfd: tells the drainer to stop now */
 	gint stop;              /* set by e4_tree_stop: scans end at once */
-	uint64_t scans, inspections, revalidations; /* atomic */
+	bool forgot;            /* an inode was forgotten: unsettle everything
+	                         * before the next scan (its directory is unknown) */
+	uint64_t scans, inspections, revalidations, dir_opens; /* atomic */
 	gint64 changed_us;      /* atomic: realtime of the last change event seen */
 	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
 	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
@@ -118,10 +150,50 @@ static void shared_dir_unref(SharedDir *d)
 	g_free(d);
 }
 
+static void agg_free(SubtreeAgg *agg)
+{
+	e4_top_clear(&agg->top);
+	g_free(agg);
+}
+
+static DirRec *dir_lookup(E4Tree *tree, uint64_t ino)
+{
+	return ino ? g_hash_table_lookup(tree->dirs, &ino) : NULL;
+}
+
+/* Something changed in rec's subtree: neither it nor any directory above
+ * it may be skipped or served from its aggregate any more. Stops at the
+ * first unsettled one, whose parents are unsettled already. */
+static void unsettle(E4Tree *tree, DirRec *rec)
+{
+	while (rec && rec->settled) {
+		rec->settled = false;
+		g_clear_pointer(&rec->agg, agg_free);
+		rec = dir_lookup(tree, rec->parent);
+	}
+}
+
+/* Trusts nothing cached until checked again; files too when files is set. */
+static void unsettle_all(E4Tree *tree, bool files)
+{
+	GHashTableIter it;
+	gpointer value;
+	g_hash_table_iter_init(&it, tree->dirs);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		DirRec *rec = value;
+		rec->settled = false;
+		g_clear_pointer(&rec->agg, agg_free);
+		if (files)
+			rec->clean = false;
+	}
+}
+
 static void dir_rec_free(gpointer p)
 {
 	DirRec *rec = p;
-	g_string_chunk_free(rec->names);
+	if (rec->agg)
+		agg_free(rec->agg);
+	g_free(rec->names);
 	g_free(rec->files);
 	g_free(rec->subdirs);
 	g_free(rec);
@@ -133,7 +205,7 @@ static void store_result(FileRec *rec, const E4FileResult *r)
 	rec->mtime_ns = ns(&r->st.st_mtim);
 	rec->ctime_ns = ns(&r->st.st_ctim);
 	rec->nlink = (uint32_t)r->st.st_nlink;
-	rec->skip = (int16_t)r->skip;
+	rec->skip = (int8_t)r->skip;
 	rec->fig = r->skip < 0 ? r->fig : (E4FileFigures){ .size = (uint64_t)r->st.st_size };
 	rec->valid = true;
 }
@@ -205,37 +277,95 @@ static bool still_valid(E4Tree *tree, int dirfd, const FileRec *rec)
 	       ns(&st.st_mtim) == rec->mtime_ns && ns(&st.st_ctim) == rec->ctime_ns;
 }
 
-static const FileRec *find_old(const DirRec *old, const char *name, uint64_t ino)
+/* A directory's previous record, its entries found by name: through
+ * tables once there are many (a search per entry made relisting a
+ * directory of 10,000 files cost ~10^8 comparisons). */
+typedef struct {
+	const DirRec *old;      /* NULL: none */
+	GHashTable *files;      /* name -> FileRec; NULL: search old */
+	GHashTable *subdirs;    /* name -> SubdirRec */
+} OldIndex;
+
+#define INDEX_MIN 32
+
+static void old_index_init(OldIndex *idx, const DirRec *old)
 {
-	for (size_t i = 0; old && i < old->nfiles; i++)
-		if (old->files[i].ino == ino && strcmp(old->files[i].name, name) == 0)
-			return &old->files[i];
-	return NULL;
+	*idx = (OldIndex){ .old = old };
+	if (!old || old->nfiles + old->nsubdirs < INDEX_MIN)
+		return;
+	idx->files = g_hash_table_new(g_str_hash, g_str_equal);
+	idx->subdirs = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t i = 0; i < old->nfiles; i++)
+		g_hash_table_insert(idx->files, (gpointer)old->files[i].name, &old->files[i]);
+	for (size_t i = 0; i < old->nsubdirs; i++)
+		g_hash_table_insert(idx->subdirs, (gpointer)old->subdirs[i].name, &old->subdirs[i]);
 }
 
-static void drop_dir(E4Tree *tree, uint64_t ino);
+static void old_index_clear(OldIndex *idx)
+{
+	g_clear_pointer(&idx->files, g_hash_table_destroy);
+	g_clear_pointer(&idx->subdirs, g_hash_table_destroy);
+}
+
+/* The previous record of the file name if it is still the inode ino. */
+static const FileRec *find_old(const OldIndex *idx, const char *name, uint64_t ino)
+{
+	const DirRec *old = idx->old;
+	const FileRec *f = NULL;
+	if (idx->files)
+		f = g_hash_table_lookup(idx->files, name);
+	for (size_t i = 0; !idx->files && old && i < old->nfiles && !f; i++)
+		if (strcmp(old->files[i].name, name) == 0)
+			f = &old->files[i];
+	return f && f->ino == ino ? f : NULL;
+}
+
+/* The inode of the subdirectory name when the entry still names the
+ * directory found there before (so a scan need not open it while it is
+ * settled), else 0. */
+static uint64_t kept_subdir(const OldIndex *idx, const char *name, uint64_t ino)
+{
+	const DirRec *old = idx->old;
+	const SubdirRec *d = NULL;
+	if (idx->subdirs)
+		d = g_hash_table_lookup(idx->subdirs, name);
+	for (size_t i = 0; !idx->subdirs && old && i < old->nsubdirs && !d; i++)
+		if (strcmp(old->subdirs[i].name, name) == 0)
+			d = &old->subdirs[i];
+	return d && d->ino == ino ? ino : 0;
+}
+
+/* Forgets the cached directory ino and, recursively, its cached
+ * subdirectories, except those in keep (reached by the scan under way: a
+ * directory moved below one of its former subdirectories may be one of
+ * them, and its record is in use). */
+static void drop_dir(E4Tree *tree, uint64_t ino, GHashTable *keep)
+{
+	DirRec *rec = dir_lookup(tree, ino);
+	if (!rec || g_hash_table_contains(keep, &ino))
+		return;
+	unsettle(tree, rec);
+	/* Removed from the table before recursing: a stale cycle in the
+	 * cache ends here. */
+	gpointer key;
+	g_hash_table_steal_extended(tree->dirs, &ino, &key, NULL);
+	for (size_t i = 0; i < rec->nsubdirs; i++)
+		if (rec->subdirs[i].ino)
+			drop_dir(tree, rec->subdirs[i].ino, keep);
+	g_free(key);
+	dir_rec_free(rec);
+}
 
 /* Drops cached subdirectories of old that rec no longer has. */
-static void drop_vanished(E4Tree *tree, const DirRec *old, const DirRec *rec)
+static void drop_vanished(E4Tree *tree, const DirRec *old, const DirRec *rec, GHashTable *keep)
 {
 	for (size_t i = 0; old && i < old->nsubdirs; i++) {
 		bool kept = false;
 		for (size_t j = 0; j < rec->nsubdirs && !kept; j++)
 			kept = strcmp(old->subdirs[i].name, rec->subdirs[j].name) == 0;
 		if (!kept && old->subdirs[i].ino)
-			drop_dir(tree, old->subdirs[i].ino);
+			drop_dir(tree, old->subdirs[i].ino, keep);
 	}
-}
-
-static void drop_dir(E4Tree *tree, uint64_t ino)
-{
-	DirRec *rec = g_hash_table_lookup(tree->dirs, &ino);
-	if (!rec)
-		return;
-	for (size_t i = 0; i < rec->nsubdirs; i++)
-		if (rec->subdirs[i].ino && rec->subdirs[i].ino != ino)
-			drop_dir(tree, rec->subdirs[i].ino);
-	g_hash_table_remove(tree->dirs, &ino);
 }
 
 /* Reads the directory anew, carrying over what is known of files that are
@@ -253,21 +383,31 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	rec->mtime_ns = ns(&st->st_mtim);
 	rec->ctime_ns = ns(&st->st_ctim);
 	rec->marked = e4_exclude_marked(fd);
-	rec->names = g_string_chunk_new(4096);
+	size_t bytes = 0;
+	for (size_t i = 0; i < list.n; i++)
+		bytes += strlen(list.v[i].name) + 1;
+	rec->names = g_malloc(MAX(bytes, 1));
+	char *next = rec->names;
 	rec->files = g_new0(FileRec, list.n);
 	rec->subdirs = g_new0(SubdirRec, list.n);
+	OldIndex idx;
+	old_index_init(&idx, old);
 	for (size_t i = 0; i < list.n; i++) {
 		const E4DirEntry *e = &list.v[i];
-		const char *name = g_string_chunk_insert(rec->names, e->name);
+		const char *name = next;
+		next = stpcpy(next, e->name) + 1;
 		if (e->kind == E4_ENTRY_DIR) {
-			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, 0 };
+			rec->subdirs[rec->nsubdirs++] = (SubdirRec){ name, kept_subdir(&idx, e->name, e->ino) };
 			continue;
 		}
 		FileRec *f = &rec->files[rec->nfiles++];
-		const FileRec *prev = find_old(old, e->name, e->ino);
+		const FileRec *prev = find_old(&idx, e->name, e->ino);
 		*f = prev ? *prev : (FileRec){ .ino = e->ino, .skip = -1 };
 		f->name = name;
 	}
+	old_index_clear(&idx);
+	if (old)
+		rec->parent = old->parent;
 	e4_dir_list_clear(&list);
 	/* Sized for every entry at first: give back what the other kind took. */
 	rec->files = g_renew(FileRec, rec->files, rec->nfiles);
@@ -281,12 +421,13 @@ static gint by_ino(gconstpointer a, gconstpointer b)
 	return (x->ino > y->ino) - (x->ino < y->ino);
 }
 
-/* Brings the cached record of the open directory fd up to date. Consumes
- * fd. Returns the record, or NULL (the directory could not be read). */
+/* Brings the cached record of the open directory fd (in scan->visited)
+ * up to date. Consumes fd. Returns the record, or NULL (the directory
+ * could not be read). */
 static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 {
 	E4Tree *tree = scan->tree;
-	DirRec *rec = g_hash_table_lookup(tree->dirs, &st->st_ino);
+	DirRec *rec = dir_lookup(tree, st->st_ino);
 	*err = 0;
 	bool same = rec && rec->mtime_ns == ns(&st->st_mtim) && rec->ctime_ns == ns(&st->st_ctim);
 	if (!same) {
@@ -295,7 +436,8 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 			close(fd);
 			return NULL;
 		}
-		drop_vanished(tree, rec, fresh);
+		unsettle(tree, rec);
+		drop_vanished(tree, rec, fresh, scan->visited);
 		g_hash_table_replace(tree->dirs, g_memdup2(&fresh->ino, sizeof(fresh->ino)), fresh);
 		rec = fresh;
 	}
@@ -305,8 +447,9 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	g_autoptr(GPtrArray) stale = g_ptr_array_new();
 	for (size_t i = 0; i < rec->nfiles; i++) {
 		FileRec *f = &rec->files[i];
-		bool fresh = trusted ? f->valid && !g_hash_table_remove(tree->forgotten, &f->ino)
-				     : still_valid(tree, fd, f);
+		bool fresh = trusted && !f->stale ? f->valid && !g_hash_table_remove(tree->forgotten, &f->ino)
+						  : still_valid(tree, fd, f);
+		f->stale = false;
 		if (!fresh)
 			g_ptr_array_add(stale, f);
 	}
@@ -324,7 +467,8 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 
 static void scan_subtree(Scan *scan, int fd, const struct stat *st)
 {
-	if (g_atomic_int_get(&scan->tree->stop) ||
+	const DirRec *known = dir_lookup(scan->tree, st->st_ino);
+	if (g_atomic_int_get(&scan->tree->stop) || (known && known->settled) ||
 	    !g_hash_table_add(scan->visited, g_memdup2(&st->st_ino, sizeof(st->st_ino)))) {
 		close(fd);
 		return;
@@ -339,11 +483,21 @@ static void scan_subtree(Scan *scan, int fd, const struct stat *st)
 		return;
 	}
 	for (size_t i = 0; i < rec->nsubdirs; i++) {
-		struct stat sub;
-		int sfd = e4_open_subdir(walk_fd, rec->subdirs[i].name, scan->tree->dev, &sub);
-		rec->subdirs[i].ino = sfd >= 0 ? sub.st_ino : 0;
-		if (sfd >= 0)
-			scan_subtree(scan, sfd, &sub);
+		/* Known and settled: nothing below changed, not even opened. */
+		DirRec *sub = dir_lookup(scan->tree, rec->subdirs[i].ino);
+		if (!sub || !sub->settled) {
+			sub = NULL;
+			struct stat sst;
+			__atomic_fetch_add(&scan->tree->dir_opens, 1, __ATOMIC_RELAXED);
+			int sfd = e4_open_subdir(walk_fd, rec->subdirs[i].name, scan->tree->dev, &sst);
+			rec->subdirs[i].ino = sfd >= 0 ? sst.st_ino : 0;
+			if (sfd >= 0)
+				scan_subtree(scan, sfd, &sst);
+			sub = dir_lookup(scan->tree, rec->subdirs[i].ino);
+		}
+		/* Where its changes are reported up to. */
+		if (sub)
+			sub->parent = rec->ino;
 	}
 	close(walk_fd);
 }
@@ -411,6 +565,166 @@ static void aggregate_dir(Aggregate *ag, uint64_t ino, bool excluded)
 	}
 }
 
+/* Sums of subtrees for scans that list no file: a directory's own files,
+ * then each subdirectory's subtree (kept in its record when settled), with
+ * the top files' paths made relative to the directory at each step. */
+typedef struct {
+	E4Tree *tree;
+	GHashTable *seen;       /* multiply linked inodes already counted */
+	GHashTable *visited;    /* directories reached: each once */
+} Summer;
+
+static void agg_init(SubtreeAgg *agg, size_t top_cap)
+{
+	*agg = (SubtreeAgg){ .top_cap = top_cap };
+	e4_top_init(&agg->top, top_cap);
+}
+
+static void agg_add_file(Summer *sm, SubtreeAgg *agg, const FileRec *f)
+{
+	if (f->nlink > 1) {
+		agg->linked = true;
+		if (!g_hash_table_add(sm->seen, g_memdup2(&f->ino, sizeof(f->ino))))
+			return;
+	}
+	if (f->skip >= 0) {
+		e4_summary_skip(&agg->sum, (E4SkipReason)f->skip);
+		return;
+	}
+	e4_summary_add(&agg->sum, &f->fig);
+	e4_top_offer(&agg->top, f->name, &f->fig);
+}
+
+/* dst += the subtree src found in dst's directory under name. Its top
+ * files are offered from the last to the first: a tie goes to the file
+ * offered later, so they keep the order they had when offered one by one,
+ * and the result is what a single walk would have given. */
+static void agg_merge(SubtreeAgg *dst, const SubtreeAgg *src, const char *name)
+{
+	e4_summary_merge(&dst->sum, &src->sum);
+	dst->weight += src->weight;
+	dst->linked = dst->linked || src->linked;
+	size_t n = MIN(src->top.n, dst->top_cap);
+	for (size_t i = n; i-- > 0;) {
+		const E4TopEntry *e = &src->top.v[i];
+		if (!e4_top_wants(&dst->top, e->rank))
+			continue;
+		g_autofree char *path = g_strconcat(name, "/", e->path, NULL);
+		e4_top_offer(&dst->top, path, &e->fig);
+	}
+}
+
+/* A copy of agg to keep, its top no longer than its entries. */
+static SubtreeAgg *agg_keep(const SubtreeAgg *agg)
+{
+	SubtreeAgg *kept = g_memdup2(agg, sizeof(*agg));
+	kept->top.cap = kept->top.n;
+	kept->top.v = g_new(E4TopEntry, MAX(kept->top.n, 1));
+	for (size_t i = 0; i < agg->top.n; i++) {
+		kept->top.v[i] = agg->top.v[i];
+		kept->top.v[i].path = g_strdup(agg->top.v[i].path);
+	}
+	return kept;
+}
+
+static void sum_subtree(Summer *sm, DirRec *rec, SubtreeAgg *out);
+
+/* Adds the subtree of rec's subdirectory i to out; false when it is not
+ * settled (or not known), so that rec is not either. */
+static bool sum_subdir(Summer *sm, const DirRec *rec, size_t i, SubtreeAgg *out)
+{
+	DirRec *sub = dir_lookup(sm->tree, rec->subdirs[i].ino);
+	if (!sub || !g_hash_table_add(sm->visited, g_memdup2(&sub->ino, sizeof(sub->ino))))
+		return false;
+	SubtreeAgg part;
+	const SubtreeAgg *use = sub->agg;
+	if (!use || use->top_cap < out->top_cap) {
+		agg_init(&part, out->top_cap);
+		sum_subtree(sm, sub, &part);
+		use = &part;
+	}
+	agg_merge(out, use, rec->subdirs[i].name);
+	if (use == &part)
+		e4_top_clear(&part.top);
+	return sub->settled && sub->parent == rec->ino;
+}
+
+/* The figures of rec's subtree into out (initialised with its top's
+ * capacity). Settles rec when nothing in it needs checking, and keeps the
+ * result in it when worth it. */
+static void sum_subtree(Summer *sm, DirRec *rec, SubtreeAgg *out)
+{
+	bool settled = sm->tree->watch && rec->clean;
+	E4DirLoc loc = {0};
+	for (size_t i = 0; i < rec->nfiles; i++) {
+		const FileRec *f = &rec->files[i];
+		/* Not inspected (it vanished, or could not be opened): tried
+		 * again at the next scan. */
+		settled = settled && f->valid;
+		if (!f->valid)
+			continue;
+		agg_add_file(sm, out, f);
+		if (f->skip < 0)
+			e4_dirloc_add(&loc, &f->fig);
+	}
+	e4_summary_add_dirloc(&out->sum, &loc);
+	out->weight += 1 + rec->nfiles;
+	for (size_t i = 0; i < rec->nsubdirs; i++) {
+		bool sub_settled = rec->subdirs[i].ino && sum_subdir(sm, rec, i, out);
+		settled = settled && sub_settled;
+	}
+	if (!settled || rec->agg == NULL || rec->agg->top_cap < out->top_cap)
+		g_clear_pointer(&rec->agg, agg_free);
+	rec->settled = settled;
+	if (settled && !rec->agg && !out->linked && out->weight >= AGG_MIN_WEIGHT)
+		rec->agg = agg_keep(out);
+}
+
+/* out's summary and top (of top_n) from the cache, for the directory ino. */
+static void sum_root(E4Tree *tree, uint64_t ino, size_t top_n, E4TreeResult *out)
+{
+	Summer sm = {
+		.tree = tree,
+		.seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+		.visited = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+	};
+	DirRec *rec = dir_lookup(tree, ino);
+	SubtreeAgg agg;
+	agg_init(&agg, MAX(top_n, AGG_MIN_TOP));
+	const SubtreeAgg *use = &agg;
+	if (rec && rec->agg && rec->agg->top_cap >= agg.top_cap) {
+		use = rec->agg;
+	} else if (rec) {
+		g_hash_table_add(sm.visited, g_memdup2(&ino, sizeof(ino)));
+		sum_subtree(&sm, rec, &agg);
+	}
+	out->sum = use->sum;
+	e4_top_init(&out->top, top_n);
+	/* From the last: ties keep their order (see agg_merge). */
+	for (size_t i = MIN(use->top.n, top_n); i-- > 0;)
+		e4_top_offer(&out->top, use->top.v[i].path, &use->top.v[i].fig);
+	e4_top_clear(&agg.top);
+	g_hash_table_destroy(sm.seen);
+	g_hash_table_destroy(sm.visited);
+}
+
+/* The summary of the directory ino's subtree, calling each for every
+ * file; excluded: whether a directory above it is marked. */
+static void aggregate_each(E4Tree *tree, uint64_t ino, bool excluded, E4TreeResult *out,
+			   E4TreeEachFn each, void *user)
+{
+	Aggregate ag = {
+		.tree = tree, .out = out, .path = g_string_new(NULL),
+		.seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+		.visited = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
+		.each = each, .user = user,
+	};
+	aggregate_dir(&ag, ino, excluded);
+	g_hash_table_destroy(ag.seen);
+	g_hash_table_destroy(ag.visited);
+	g_string_free(ag.path, TRUE);
+}
+
 static void scan_init(Scan *scan, E4Tree *tree)
 {
 	*scan = (Scan){ .tree = tree };
@@ -442,21 +756,45 @@ static int reopen_dir(int dirfd, struct stat *st)
 	return fd;
 }
 
+static FileRec *find_file(DirRec *rec, const char *name)
+{
+	for (size_t i = 0; i < rec->nfiles; i++)
+		if (strcmp(rec->files[i].name, name) == 0)
+			return &rec->files[i];
+	return NULL;
+}
+
+/* An event in the directory ev->dir_ino: about its file ev->name, or
+ * (NULL, or a name not cached as a file) about the directory; a write
+ * also goes to on_write (autodefrag). */
 static void mark_stale(const E4WatchEvent *ev, void *user)
 {
 	E4Tree *tree = user;
 	tree->drained++;
-	DirRec *rec = ev->dir_ino ? g_hash_table_lookup(tree->dirs, &ev->dir_ino) : NULL;
-	if (rec)
-		rec->clean = false;
 	if (ev->file && tree->on_write)
 		tree->on_write(ev->file, ev->dir, tree->drain_us, tree->on_write_user);
+	DirRec *rec = ev->dir_ino ? dir_lookup(tree, ev->dir_ino) : NULL;
+	if (!rec)
+		return;
+	FileRec *f = ev->name ? find_file(rec, ev->name) : NULL;
+	if (f)
+		f->stale = true;
+	else
+		rec->clean = false;
+	unsettle(tree, rec);
 }
 
-/* Applies pending change events; with the tree locked. The clocks are
- * read once per drain, not per event (an untar sends 100,000s). */
+/* Applies pending change events and forgotten inodes; with the tree
+ * locked. The clocks are read once per drain, not per event (an untar
+ * sends 100,000s). */
 static void drain(E4Tree *tree)
 {
+	if (tree->forgot) {
+		/* Their directories are not known: every subtree is visited
+		 * again, and the files checked against the forgotten set. */
+		unsettle_all(tree, false);
+		tree->forgot = false;
+	}
 	if (!tree->watch)
 		return;
 	uint64_t before = tree->drained;
@@ -468,11 +806,7 @@ static void drain(E4Tree *tree)
 		return;
 	/* Events were lost: trust nothing until checked again. */
 	note_change(tree);
-	GHashTableIter it;
-	gpointer value;
-	g_hash_table_iter_init(&it, tree->dirs);
-	while (g_hash_table_iter_next(&it, NULL, &value))
-		((DirRec *)value)->clean = false;
+	unsettle_all(tree, true);
 }
 
 /* Pause between drains, milliseconds: at the 125,000 events/s of an
@@ -556,27 +890,19 @@ int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, 
 	if (fd < 0)
 		return fd;
 	*out = (E4TreeResult){0};
-	e4_top_init(&out->top, top_n);
 	scan_subtree(&scan, fd, &st);
 	scan_finish(&scan);
 	if (g_atomic_int_get(&tree->stop)) {
 		g_mutex_unlock(&tree->lock);
-		e4_tree_result_clear(out);
 		return -ECANCELED;
 	}
-	Aggregate ag = {
-		.tree = tree, .out = out, .path = g_string_new(NULL),
-		.seen = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
-		.visited = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL),
-		.each = each, .user = user,
-	};
-	uint64_t root = st.st_ino;
-	aggregate_dir(&ag, root, above);
+	if (each) {
+		e4_top_init(&out->top, top_n);
+		aggregate_each(tree, st.st_ino, above, out, each, user);
+	} else {
+		sum_root(tree, st.st_ino, top_n, out);
+	}
 	g_mutex_unlock(&tree->lock);
-
-	g_hash_table_destroy(ag.seen);
-	g_hash_table_destroy(ag.visited);
-	g_string_free(ag.path, TRUE);
 	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
 	out->when = time(NULL);
 	return 0;
@@ -590,6 +916,7 @@ int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
 	if (fd < 0)
 		return fd;
 	int rc;
+	g_hash_table_add(scan.visited, g_memdup2(&st.st_ino, sizeof(st.st_ino)));
 	DirRec *rec = refresh_dir(&scan, fd, &st, &rc);
 	scan_finish(&scan);
 	if (g_atomic_int_get(&tree->stop))
@@ -609,6 +936,7 @@ void e4_tree_forget_inode(E4Tree *tree, uint64_t ino)
 {
 	g_mutex_lock(&tree->lock);
 	g_hash_table_add(tree->forgotten, g_memdup2(&ino, sizeof(ino)));
+	tree->forgot = true;
 	g_mutex_unlock(&tree->lock);
 	gint64 now = g_get_real_time();
 	g_mutex_lock(&tree->moved_lock);
@@ -636,6 +964,7 @@ void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
 	out->scans = __atomic_load_n(&tree->scans, __ATOMIC_RELAXED);
 	out->inspections = __atomic_load_n(&tree->inspections, __ATOMIC_RELAXED);
 	out->revalidations = __atomic_load_n(&tree->revalidations, __ATOMIC_RELAXED);
+	out->dir_opens = __atomic_load_n(&tree->dir_opens, __ATOMIC_RELAXED);
 }
 
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)

@@ -21,6 +21,8 @@ typedef struct {
 	uint64_t scans;         /* e4_tree_scan / e4_tree_dir_files calls */
 	uint64_t inspections;   /* files opened and mapped with FIEMAP */
 	uint64_t revalidations; /* cached files checked by a stat */
+	uint64_t dir_opens;     /* subdirectories a scan opened to check them
+	                         * (a settled subtree is not opened) */
 } E4TreeCounters;
 
 typedef struct {

@@ -14,6 +14,9 @@
 #define EVENTS (FAN_MODIFY | FAN_ATTRIB | FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | \
 		FAN_MOVED_TO | FAN_DELETE_SELF | FAN_MOVE_SELF | FAN_ONDIR)
 
+/* Events that change a directory's entries: its listing must be read again. */
+#define DIRENT_EVENTS (FAN_CREATE | FAN_DELETE | FAN_MOVED_FROM | FAN_MOVED_TO)
+
 #define BUF_SIZE 65536 /* events read at once (a read costs a syscall) */
 
 struct E4Watch {
@@ -97,11 +100,26 @@ static bool copy_handle(const char *ev, size_t off, size_t len, HandleBuf *hb)
  * every structure is copied out before it is read. An event has a
  * directory record (DFID_NAME, or DFID) and, with files, one of the
  * object itself (FID): a write's object is the file written. */
+/* The file name after the handle of a DFID_NAME record (ev[at..end)), or
+ * NULL when there is none, it is not terminated, or it is "." (the
+ * kernel names a directory's own events after the directory itself). */
+static const char *record_name(const char *ev, size_t at, size_t end)
+{
+	if (at >= end || !memchr(ev + at, '\0', end - at))
+		return NULL;
+	const char *name = ev + at;
+	return name[0] && strcmp(name, ".") != 0 ? name : NULL;
+}
+
 static void report_event(const E4Watch *w, const char *ev, uint64_t mask, size_t meta_len, size_t ev_len,
 			 E4WatchFn fn, void *user)
 {
 	HandleBuf dir, obj;
 	bool have_dir = false, have_obj = false;
+	/* Only a change to one non-directory's data or attributes spares the
+	 * rest of its directory. */
+	bool whole = (mask & (DIRENT_EVENTS | FAN_ONDIR)) != 0;
+	const char *name = NULL;
 	size_t off = meta_len;
 	struct fanotify_event_info_header hdr;
 	while (off + sizeof(hdr) <= ev_len) {
@@ -110,14 +128,18 @@ static void report_event(const E4Watch *w, const char *ev, uint64_t mask, size_t
 			break;
 		bool is_dir = hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME ||
 			      hdr.info_type == FAN_EVENT_INFO_TYPE_DFID;
-		if (is_dir && !have_dir)
+		if (is_dir && !have_dir) {
 			have_dir = copy_handle(ev, off, hdr.len, &dir);
-		else if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID && !have_obj)
+			if (have_dir && !whole && hdr.info_type == FAN_EVENT_INFO_TYPE_DFID_NAME)
+				name = record_name(ev, off + sizeof(struct fanotify_event_info_fid) + sizeof(dir.fh) +
+							  dir.fh.handle_bytes, off + hdr.len);
+		} else if (hdr.info_type == FAN_EVENT_INFO_TYPE_FID && !have_obj) {
 			have_obj = copy_handle(ev, off, hdr.len, &obj);
+		}
 		off += hdr.len;
 	}
 	bool written = w->files && have_obj && have_dir && (mask & FAN_MODIFY) && !(mask & FAN_ONDIR);
-	E4WatchEvent e = { 0 };
+	E4WatchEvent e = { .name = have_dir ? name : NULL };
 	/* Without a directory record (a watch without files reports none
 	 * other), the object is the directory. */
 	if (have_dir)

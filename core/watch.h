@@ -22,12 +22,17 @@ void e4_watch_free(E4Watch *w);
 /* The fd to poll for pending events. */
 int e4_watch_fd(const E4Watch *w);
 
-/* One change: the directory whose entries or files changed, and with a
- * watch made with files, for a write (FAN_MODIFY: write, truncate,
- * fallocate) to a regular file, that file's handle and its directory's.
- * The handles point into the read buffer: copy them to keep them. */
+/* One change: the directory whose entries or files changed; name, the
+ * file of that directory whose data or attributes changed (its entries
+ * did not), or NULL when the directory's entries or the directory itself
+ * changed (creation, deletion, rename, its own attributes) or the event
+ * names no file; and with a watch made with files, for a write
+ * (FAN_MODIFY: write, truncate, fallocate) to a regular file, that file's
+ * handle and its directory's. The name and handles point into the read
+ * buffer: copy them to keep them. */
 typedef struct {
 	uint64_t dir_ino;                 /* 0: not known (no handle, or gone) */
+	const char *name;                 /* see above, or NULL */
 	const struct file_handle *file;   /* the written file, or NULL */
 	const struct file_handle *dir;    /* its directory, when file is set */
 } E4WatchEvent;

@@ -4,9 +4,9 @@
 Builds a fragmented tree in DIR, a directory on a mounted ext4 filesystem
 (python3 stdlib only, run as root or as the owner of DIR):
 
-    age.py --corpus a|b|c --free contiguous|cheese [--seed N] [--scale F]
-           [--manifest FILE] [--cheese-file PATH] DIR
-    age.py --corpus a|b|c --plan [--seed N] [--scale F]
+    age.py --corpus a|b|c|flat|deep|small --free contiguous|cheese [--seed N]
+           [--scale F] [--manifest FILE] [--cheese-file PATH] DIR
+    age.py --corpus a|b|c|flat|deep|small --plan [--seed N] [--scale F]
 
 Corpora (sizes at --scale 1; --scale multiplies file counts of (a) and
 sizes of (b) and (c), so --scale 0.005 makes a smoke-sized tree):
@@ -18,6 +18,19 @@ sizes of (b) and (c), so --scale 0.005 makes a smoke-sized tree):
      4 KiB-1 MiB, 25% 1-32 MiB, 5% 32-256 MiB (log-uniform in each band);
      no file larger than a quarter of the total.
   c  4 large files of 200-500 MiB each, in big/.
+
+Million-file corpora, the shapes of issue 18 (1,000,000 files at --scale 1,
+--scale multiplies the file count; files of 1-12 KiB, uniform byte sizes,
+about 6.7 GB of data and 8.6 GB allocated, groups of 1, 4 or 8 files
+allocated in chunks of 4 KiB, so two- and three-block files interleave):
+
+  flat   directories of 10,000 files each: f00/ .. f99/ (flat/f00 is the
+         listing benchmark's directory).
+  deep   a binary tree 12 levels deep (d0/d1/.../d0, 4,096 leaf
+         directories, 8,190 directories in all) with the files spread over
+         its leaves.
+  small  many small directories: 10 files each, in 100,000 directories
+         sNNN/tNNN (316 x 317 at --scale 1).
 
 How files are fragmented: the files of a directory are sorted by size and
 cut into groups (a: 1, 4 or 8 files; b: 1, 2, 4 or 8; c: all 4); a group's
@@ -137,6 +150,42 @@ class Plan:
             per_dir[rng.randrange(ndirs)].append(s)
         for k in range(ndirs):
             self._add_dir(f"m{k:02d}", per_dir[k], (1, 2, 4, 8), 1, 16)
+
+    def _million(self):
+        """File sizes of a million-file corpus."""
+        n = max(200, round(1_000_000 * self.scale))
+        return [self.rng.randint(1 * KIB, 12 * KIB) for _ in range(n)]
+
+    def _spread(self, dirs, sizes):
+        """sizes over dirs, as evenly as possible, in order."""
+        k = len(dirs)
+        per, extra = divmod(len(sizes), k)
+        at = 0
+        for i, d in enumerate(dirs):
+            c = per + (1 if i < extra else 0)
+            self._add_dir(d, sizes[at:at + c], (1, 4, 8), 1, 1)
+            at += c
+
+    def _plan_flat(self):
+        sizes = self._million()
+        ndirs = max(1, -(-len(sizes) // 10_000))
+        dirs = [f"f{k:02d}" for k in range(ndirs)]
+        self.listing_dir = dirs[0]
+        self._spread(dirs, sizes)
+
+    def _plan_deep(self):
+        sizes = self._million()
+        depth = 12 if len(sizes) >= 100_000 else 6
+        leaves = ["/".join(f"d{(k >> (depth - 1 - i)) & 1}" for i in range(depth))
+                  for k in range(1 << depth)]
+        self._spread(leaves, sizes)
+
+    def _plan_small(self):
+        sizes = self._million()
+        ndirs = max(1, len(sizes) // 10)
+        top = max(1, round(math.sqrt(ndirs)))
+        per = -(-ndirs // top)
+        self._spread([f"s{k // per:03d}/t{k % per:03d}" for k in range(ndirs)], sizes)
 
     def _plan_c(self):
         rng = self.rng
@@ -310,7 +359,7 @@ def manifest(plan, root, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", nargs="?")
-    ap.add_argument("--corpus", choices="abc", required=True)
+    ap.add_argument("--corpus", choices=("a", "b", "c", "flat", "deep", "small"), required=True)
     ap.add_argument("--free", choices=("contiguous", "cheese"), default="contiguous")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--scale", type=float, default=1.0)

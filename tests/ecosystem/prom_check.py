@@ -34,6 +34,7 @@ GAUGES = {  # metric -> stats key
     "e4infofs_fragmented_files": "fragmented_files",
 }
 COUNTERS = ["e4infofs_scans_total", "e4infofs_inspections_total", "e4infofs_revalidations_total",
+            "e4infofs_dir_opens_total",
             "e4infofs_defrag_jobs_total", "e4infofs_defrag_files_total",
             "e4infofs_defrag_bytes_moved_total", "e4infofs_defrag_seconds_total"]
 OUTCOMES = ["improved", "optimal", "no-gain", "skipped", "failed", "cancelled"]
