@@ -1,6 +1,7 @@
 /* e4infofs: mount a live view of ext4 fragmentation. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,7 +39,7 @@ typedef struct {
 	int allow_other;
 } Options;
 
-enum { KEY_ALLOW_OTHER, KEY_JOB_LIMIT };
+enum { KEY_ALLOW_OTHER, KEY_JOB_LIMIT, KEY_AUTO };
 
 #define OPT(t, p) { t, offsetof(Options, p), 0 }
 static const struct fuse_opt option_spec[] = {
@@ -53,9 +54,10 @@ static const struct fuse_opt option_spec[] = {
 	OPT("state_dir=%s", state_dir),
 	OPT("make_room=%u", make_room),
 	OPT("defrag_idle_io=%u", idle_io),
-	OPT("autodefrag=%u", autodefrag),
-	OPT("autodefrag_quiet=%lf", autodefrag_quiet),
-	OPT("autodefrag_window=%lf", autodefrag_window),
+	/* autodefrag=, autodefrag_quiet=, autodefrag_window=: checked strictly (auto_option). */
+	FUSE_OPT_KEY("autodefrag=", KEY_AUTO),
+	FUSE_OPT_KEY("autodefrag_quiet=", KEY_AUTO),
+	FUSE_OPT_KEY("autodefrag_window=", KEY_AUTO),
 	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=, defrag_hold_mib=: as in a trigger. */
 	FUSE_OPT_KEY("defrag_seconds=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("defrag_mibps=", KEY_JOB_LIMIT),
@@ -87,6 +89,48 @@ static int job_limit_option(Options *o, const char *arg)
 	return 0;
 }
 
+/* Seconds from 0 to max: digits with at most one '.' (no sign, exponent,
+ * blank, inf or nan, which sscanf's %lf would take), or -1. */
+static double seconds_value(const char *v, double max)
+{
+	bool digit = false, dot = false;
+	for (const char *p = v; *p; p++) {
+		if (*p >= '0' && *p <= '9')
+			digit = true;
+		else if (*p == '.' && !dot)
+			dot = true;
+		else
+			return -1;
+	}
+	double x = digit && strlen(v) <= 32 ? g_ascii_strtod(v, NULL) : -1;
+	return isfinite(x) && x >= 0 && x <= max ? x : -1;
+}
+
+/* "autodefrag=0|1", "autodefrag_quiet=S" (0 to 1e7) or
+ * "autodefrag_window=S" (0 to 1e9) into o; a bad value is said with the
+ * option as given, and the daemon does not start. */
+static int auto_option(Options *o, const char *arg)
+{
+	const char *v = strchr(arg, '=') + 1;
+	if (g_str_has_prefix(arg, "autodefrag=")) {
+		if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+			fprintf(stderr, "e4infofs: -o %s: autodefrag= takes 0 (off) or 1 (on)\n", arg);
+			return -1;
+		}
+		o->autodefrag = v[0] == '1';
+		return 0;
+	}
+	bool quiet = g_str_has_prefix(arg, "autodefrag_quiet=");
+	double max = quiet ? 1e7 : 1e9;
+	double x = seconds_value(v, max);
+	if (x < 0) {
+		fprintf(stderr, "e4infofs: -o %s: not a decimal number of seconds from 0 to %.0f\n", arg, max);
+		return -1;
+	}
+	*(quiet ? &o->autodefrag_quiet : &o->autodefrag_window) = x;
+	return 0;
+}
+
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	(void)outargs;
@@ -97,6 +141,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	}
 	if (key == KEY_JOB_LIMIT)
 		return job_limit_option(o, arg);
+	if (key == KEY_AUTO)
+		return auto_option(o, arg);
 	if (key == FUSE_OPT_KEY_NONOPT && !o->source) {
 		o->source = strdup(arg);
 		return 0;
@@ -499,11 +545,6 @@ int main(int argc, char **argv)
 		rc = 0;
 	} else if (!opts.source || !cmd.mountpoint) {
 		fprintf(stderr, "%s: usage: %s [options] SOURCE MOUNTPOINT (see --help)\n", argv[0], argv[0]);
-		rc = 1;
-	} else if (opts.autodefrag_quiet < 0 || opts.autodefrag_quiet > 1e7 || opts.autodefrag_window < 0 ||
-		   opts.autodefrag_window > 1e9) {
-		fprintf(stderr, "%s: autodefrag_quiet= and autodefrag_window= take seconds from 0 (at most 1e7 and 1e9)\n",
-			argv[0]);
 		rc = 1;
 	} else {
 		rc = run(&opts, &args, &cmd);
