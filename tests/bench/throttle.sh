@@ -3,14 +3,15 @@
 # cap `mibps=` seen from outside (the loop device's sectors) and from
 # inside (the job's bytes_done), and what it leaves to another reader.
 #
-#   tests/bench/throttle.sh [--e4infofs PATH] [--out FILE] [--gib N]
-#                           [--mibps M] [--threads "4 1"] [--seconds "35 20"]
+#   tests/bench/throttle.sh [--e4infofs PATH] [--out FILE] [--corpus-mib N]
+#                           [--mibps M] [--threads "4 1"] [--seconds "40 20"]
 #                           [--reader-mib N]
+#                           (defaults: 3584, 50, "4 1", "40 20", 4096)
 #
 # One ext4 image (sparse, 2 x corpus + reader + 1 GiB under
 # ${BENCH_DIR:-/var/tmp/e4bench}) on a loop device (--direct-io=on):
-# a corpus of N GiB (default 3) of 256 MiB files allocated interleaved
-# in 512 KiB and 1 MiB chunks (mkfrag frag), plus a contiguous reader
+# a corpus of N MiB (default 3584) of 256 MiB files (N/8 when smaller)
+# allocated interleaved in 512 KiB and 1 MiB chunks (mkfrag frag), plus a contiguous reader
 # file outside it. Per thread count (-o defrag_threads=T, a mount
 # option: the trigger has no threads key), one job
 # `echo "1 seconds=S mibps=M" > MNT/corpus/defrag` (each job moves what
@@ -18,7 +19,7 @@
 # and written) and `cat MNT/corpus/defrag` (bytes_done) are sampled, and
 # every 5 s window is compared with M MiB/s (+-10%). With the first
 # thread count, a reader streams the reader file (dd iflag=direct, caches
-# dropped) alone before the job and again 10 s into it: the ratio of its
+# dropped) alone before the job and again 5 s into it: the ratio of its
 # throughputs is the job's impact. Writes a markdown report (default
 # docs/benchmarks-throttle.md). Exit status 0 when every step worked; a
 # missed target is reported (MISS), not a failure.
@@ -31,16 +32,16 @@ for _a in "$@"; do INVOKED+=" $(printf '%q' "$_a")"; done
 E4INFOFS="$REPO/build/fusefs/e4infofs"
 MKFRAG="$REPO/build/tests/tools/mkfrag"
 OUT="$REPO/docs/benchmarks-throttle.md"
-GIB=3
+CORPUS_MIB=3584
 MIBPS=50
 THREADS="4 1"
-SECONDS_LIST="35 20"
-READER_MIB=1024
+SECONDS_LIST="40 20"
+READER_MIB=4096
 while [ $# -gt 0 ]; do
 	case $1 in
 	--e4infofs) E4INFOFS=${2:?}; MKFRAG=$(dirname "$2")/../tests/tools/mkfrag; shift ;;
 	--out) OUT=${2:?}; shift ;;
-	--gib) GIB=${2:?}; shift ;;
+	--corpus-mib) CORPUS_MIB=${2:?}; shift ;;
 	--mibps) MIBPS=${2:?}; shift ;;
 	--threads) THREADS=${2:?}; shift ;;
 	--seconds) SECONDS_LIST=${2:?}; shift ;;
@@ -81,7 +82,7 @@ dkey() { sed -n "s/^$2: //p" "$1" | head -n1; }
 
 # ---- image, corpus, reader file ------------------------------------------------
 img=$W/img
-truncate -s $((GIB * 2 + READER_MIB / 1024 + 2))G "$img"
+truncate -s $((CORPUS_MIB * 2 + READER_MIB + 2048))M "$img"
 mkfs.ext4 -q -F -b 4096 -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$img" >/dev/null || die "mkfs"
 DEV=$(losetup -f --show --direct-io=on "$img") || die "losetup"
 LOOPS+=("$DEV")
@@ -94,14 +95,15 @@ t=$EPOCHREALTIME
 # The reader's file first, in one piece, written (not fallocated: an
 # unwritten extent reads as zeros without touching the disk).
 dd if=/dev/zero of="$W/m/other/reader" bs=4M count=$((READER_MIB / 4)) oflag=direct status=none || die "reader file"
-half=$((GIB * 2))                     # files of 256 MiB per chunk size
-"$MKFRAG" frag "$W/m/corpus/a" f "$half" 262144 512 || die "mkfrag a"
-"$MKFRAG" frag "$W/m/corpus/b" f "$half" 262144 1024 || die "mkfrag b"
+FILE_MIB=$((CORPUS_MIB / 8 < 256 ? CORPUS_MIB / 8 : 256))
+NFILES=$((CORPUS_MIB / FILE_MIB / 2 * 2))
+"$MKFRAG" frag "$W/m/corpus/a" f $((NFILES / 2)) $((FILE_MIB * 1024)) 512 || die "mkfrag a"
+"$MKFRAG" frag "$W/m/corpus/b" f $((NFILES / 2)) $((FILE_MIB * 1024)) 1024 || die "mkfrag b"
 sync
 runs() { find "$1" -type f -exec filefrag {} + | sed -n 's/.*: \([0-9]*\) extents\{0,1\} found/\1/p' | awk '{ s += $1 } END { print s + 0 }'; }
 runs_before=$(runs "$W/m/corpus")
 reader_runs=$(runs "$W/m/other")
-log "corpus: $((GIB * 4)) files of 256 MiB, $runs_before runs; reader file $READER_MIB MiB in $reader_runs runs; made in $(secs_since "$t") s"
+log "corpus: $NFILES files of $FILE_MIB MiB, $runs_before runs; reader file $READER_MIB MiB in $reader_runs runs; made in $(secs_since "$t") s"
 
 # Schedulers: the loop device's and the backing disk's.
 sched_loop=$(cat "/sys/block/$(basename "$DEV")/queue/scheduler" 2>/dev/null || echo "?")
@@ -171,8 +173,8 @@ for k in "${!THR[@]}"; do
 				[ "$(cat "$task/comm" 2>/dev/null)" = e4defrag ] && ionice -p "$(basename "$task")"
 			done 2>/dev/null | sort -u | tr '\n' ' ') || true
 		fi
-		# With the first thread count: the reader 10 s into the job.
-		if [ "$k" -eq 0 ] && [ -z "$rpid" ] && [ "$n" -ge 10 ]; then
+		# With the first thread count: the reader 5 s into the job.
+		if [ "$k" -eq 0 ] && [ -z "$rpid" ] && [ "$n" -ge 5 ]; then
 			reader "$W/during" &
 			rpid=$!
 		fi
@@ -262,10 +264,11 @@ if during > 0:
     print("|---|---|---|---|---|")
     print(f"| {alone:.1f} MiB/s | {during:.1f} MiB/s | {ratio:.2f} | >= 0.80 | {verdict} |")
     print(f"\nThe reader: `dd if=READER of=/dev/null bs=1M iflag=direct`, {reader_mib} MiB, caches dropped first; "
-          f"during the job it ran {r1 - r0:.1f} s, from about 10 s into the first job.")
+          f"during the job it ran {r1 - r0:.2f} s, from about 5 s into the first job "
+          f"(the windows marked \"reader running\" above).")
     print(f"reader: alone {alone:.1f} MiB/s, during the job {during:.1f} MiB/s: ratio {ratio:.2f} ({verdict})", file=sys.stderr)
 else:
-    print("The reader did not run during the job (the job ended within 10 s).")
+    print("The reader did not run during the job (the job ended within 5 s).")
 PY
 
 elapsed=$(secs_since "$T_START")
@@ -277,14 +280,14 @@ elapsed=$(secs_since "$T_START")
 	echo "## Setup"
 	echo
 	echo "- One ext4 image (4 KiB blocks, sparse file) on \`$(basename "$DEV")\` (\`losetup --direct-io=on\`), mounted \`noatime\`;"
-	echo "  the corpus: $((GIB * 4)) files of 256 MiB ($GIB GiB) allocated interleaved in 512 KiB and 1 MiB"
+	echo "  the corpus: $NFILES files of $FILE_MIB MiB ($((NFILES * FILE_MIB)) MiB) allocated interleaved in 512 KiB and 1 MiB"
 	echo "  chunks (\`mkfrag frag\`), $runs_before runs before, $runs_after after both jobs; a reader file of $READER_MIB MiB"
 	echo "  ($reader_runs runs) outside the job's directory."
 	echo "- Per thread count (\`-o defrag_threads=T\`: a mount option, the trigger has no threads key), a fresh"
 	echo "  mount and \`echo \"1 seconds=S mibps=$MIBPS\" > MNT/corpus/defrag\` with S = ${SECS[*]} s for T = ${THR[*]}"
 	echo "  (each job moves what the one before left)."
 	echo "- Sampled every second while the job runs: \`bytes_done\` of \`cat MNT/corpus/defrag\` (the job's"
-	echo "  account: bytes of the files whose move ended, each moved byte counted once) and fields 3 and 7 of"
+	echo "  account: bytes moved so far, reported chunk by chunk, each moved byte counted once) and fields 3 and 7 of"
 	echo "  \`/sys/block/$(basename "$DEV")/stat\` (sectors read and written: from outside)."
 	echo "- What \"moved\" counts: a moved byte is read once from its old place and written once to its new one,"
 	echo "  so the device sees about twice the job's bytes (plus the journal's and metadata writes). The device's"
