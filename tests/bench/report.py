@@ -165,6 +165,33 @@ def room_rows(rs, combos, w):
     w("")
 
 
+def plan_figures(r):
+    """(runs expected after, runs measured after, seconds expected, seconds
+    measured) of the plan read before the job, each None when missing. The
+    runs measured after are those of the files the plan would move: all
+    runs after (FIEMAP) minus the runs of the files it would not move (all
+    runs before minus its runs_now)."""
+    before = r.doc("age").get("runs")
+    now, exp, after = r.med("plan_runs_now"), r.med("plan_runs_expected"), r.med("e4i_runs_after")
+    meas = after - (before - now) if None not in (before, now, after) else None
+    return exp, meas, r.med("plan_seconds_expected"), r.med("e4i_defrag_s")
+
+
+def plan_targets(r):
+    """Issue 17's targets for `plan`: expected runs after within 10% of
+    what the job leaves, expected seconds within 30% of the job's."""
+    exp, meas, se, st = plan_figures(r)
+    lines = []
+    if exp is not None and meas is not None:
+        lines.append(("plan: runs expected after within 10% of the job's",
+                      f"{fn(exp)} vs {fn(meas)} ({err_pct(exp, meas)})",
+                      abs(exp - meas) <= 0.10 * meas))
+    if se is not None and st:
+        lines.append(("plan: seconds expected within 30% of the job's",
+                      f"{fs(se)} vs {fs(st)} ({err_pct(se, st)})", abs(se - st) <= 0.30 * st))
+    return lines
+
+
 def plan_rows(rs, combos, w):
     """The plan read before the job against what the job then did."""
     keys = [k for k in combos if rs[k].vals("plan_runs_expected")]
@@ -182,10 +209,8 @@ def plan_rows(rs, combos, w):
     w("|---|---|---|---|---|---|---|---|---|---|")
     for (c, v) in keys:
         r = rs[(c, v)]
-        before = r.doc("age").get("runs")
-        now, exp, after = r.med("plan_runs_now"), r.med("plan_runs_expected"), r.med("e4i_runs_after")
-        meas = after - (before - now) if None not in (before, now, after) else None
-        se, st = r.med("plan_seconds_expected"), r.med("e4i_defrag_s")
+        now = r.med("plan_runs_now")
+        exp, meas, se, st = plan_figures(r)
         w(f"| {c} | {v} | {fn(r.med('plan_files'))} | {fn(now)} | {fn(exp)} | {fn(meas)} | "
           f"{err_pct(exp, meas)} | {fs(se)} | {fs(st)} | {err_pct(se, st)} |")
     w("")
@@ -313,6 +338,7 @@ def main():
             dg = 4 if round(li, 4) != round(ld, 4) else 6
             lines.append(("layout score after >= e4defrag's", f"{li:.{dg}f} vs {ld:.{dg}f}", li >= ld - 1e-9))
         lines += cheese_targets(rs, c, v)
+        lines += plan_targets(r)
         files = r.med("files")
         hwm, rss = r.med("hwm_after_scan_kib"), r.med("rss_after_mount_kib")
         if c == "a" and files and hwm is not None and rss is not None:
