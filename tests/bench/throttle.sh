@@ -207,12 +207,20 @@ MIB = 1048576.0
 out = []
 summary = []
 for th in threads:
-    rows = [tuple(float(x) for x in l.split()) for l in open(f"{w}/samples.{th}") if len(l.split()) == 4]
+    allrows = [tuple(float(x) for x in l.split()) for l in open(f"{w}/samples.{th}") if len(l.split()) == 4]
+    # Windows from the last sample before the first move (bytes_done 0:
+    # before it the job maps the tree and plans, and moves nothing).
+    first = next((k for k, r in enumerate(allrows) if r[1] > 0), len(allrows))
+    rows = allrows[max(first - 1, 0):]
+    lead = rows[0][0] - allrows[0][0] if rows else 0
     job = open(f"{w}/job.{th}").read().split()
     out.append(f"### defrag_threads={th}\n")
     out.append(f"Job: state {job[1]}, {int(job[2]) / MIB:.1f} MiB moved in {float(job[3]):.1f} s "
                f"({int(job[2]) / MIB / float(job[3]):.2f} MiB/s over the whole job, start and end included); "
-               f"I/O class of the moving threads: {' '.join(job[4:]) or '?'}.\n")
+               f"I/O class of the moving threads: {' '.join(job[4:]) or '?'}. "
+               f"The windows start at the last sample before the first bytes moved, {lead:.1f} s after the first "
+               f"sample of the running job (mapping and planning); a window ends at the first sample 5 s or "
+               f"more after its start, and the last, partial window is left out.\n")
     out.append("| window (s from the first sample) | job bytes_done MiB/s | device read MiB/s | device written MiB/s | (read + written) / 2 MiB/s | reader running | job within 10% | device within 10% |")
     out.append("|---|---|---|---|---|---|---|---|")
     n = ok_job = ok_dev = 0
@@ -253,7 +261,9 @@ print(f"| defrag_threads | windows | job's account within 10% of {cap:g} MiB/s |
 print("|---|---|---|---|---|---|---|")
 for th, n, oj, od, lj, hj, ld, hd in summary:
     verdict = "PASS" if n and oj == n and od == n else "MISS"
-    print(f"| {th} | {n} | {oj} / {n} | {lj:.2f}-{hj:.2f} MiB/s | {od} / {n} | {ld:.2f}-{hd:.2f} MiB/s | {verdict} |")
+    rj = f"{lj:.2f}-{hj:.2f} MiB/s" if n else "–"
+    rd = f"{ld:.2f}-{hd:.2f} MiB/s" if n else "–"
+    print(f"| {th} | {n} | {oj} / {n} | {rj} | {od} / {n} | {rd} | {verdict} |")
 print()
 print("\n".join(out))
 print("## Impact on a reader\n")
