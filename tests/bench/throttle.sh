@@ -195,14 +195,22 @@ for k in "${!THR[@]}"; do
 done
 runs_after=$(runs "$W/m/corpus")
 log "runs of the corpus: $runs_before -> $runs_after"
+# The reader alone again, after the jobs: how much it varies by itself.
+again=()
+for i in 1 2 3; do
+	reader "$W/again.$i"
+	again+=("$(awk '{ print $3 }' "$W/again.$i")")
+done
+log "reader alone after the jobs: ${again[*]} MiB/s"
 
 # ---- analysis and report ---------------------------------------------------------
 during_line=$(cat "$W/during" 2>/dev/null || echo "0 0 0")
-python3 - "$W" "$MIBPS" "$READER_MIB" "$alone_med" "$during_line" "${THR[@]}" >"$W/analysis.md" <<'PY' || die "analysis"
+python3 - "$W" "$MIBPS" "$READER_MIB" "$alone_med" "$during_line" "${alone[*]}" "${again[*]}" "${THR[@]}" >"$W/analysis.md" <<'PY' || die "analysis"
 import sys
 w, cap, reader_mib, alone = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
 r0, r1, during = (float(x) for x in sys.argv[5].split())
-threads = sys.argv[6:]
+alone_runs, again_runs = sys.argv[6], sys.argv[7]
+threads = sys.argv[8:]
 MIB = 1048576.0
 out = []
 summary = []
@@ -273,6 +281,7 @@ if during > 0:
     print(f"| reader alone (median of 3) | reader during the job | ratio | target | |")
     print("|---|---|---|---|---|")
     print(f"| {alone:.1f} MiB/s | {during:.1f} MiB/s | {ratio:.2f} | >= 0.80 | {verdict} |")
+    print(f"\nReader alone before the jobs: {alone_runs} MiB/s; after them: {again_runs} MiB/s.")
     print(f"\nThe reader: `dd if=READER of=/dev/null bs=1M iflag=direct`, {reader_mib} MiB, caches dropped first; "
           f"during the job it ran {r1 - r0:.2f} s, from about 5 s into the first job "
           f"(the windows marked \"reader running\" above).")
@@ -309,6 +318,11 @@ elapsed=$(secs_since "$T_START")
 	echo "  \`none\`, the scheduler of loop devices and of most NVMe and virtio disks, ignores it. The reader and"
 	echo "  the job meet first at the loop device, whose scheduler is \`none\`: whatever the backing disk's"
 	echo "  scheduler does, the idle class is not what keeps room for the reader here; the cap \`mibps=\` is."
+	echo "- Caches: the loop device reads its image with direct I/O and the reader with O_DIRECT after"
+	echo "  \`drop_caches\`, so neither goes through this kernel's page cache; but a virtual disk's reads may"
+	echo "  come from the hypervisor's cache. A reader alone faster than the disk is not reading the disk,"
+	echo "  and its ratio then says little about a disk's contention (see docs/defrag.md: the earlier"
+	echo "  tests/bench/impact.sh was removed for this, commit a91bde4)."
 	echo
 	cat "$W/analysis.md"
 } >"$OUT"
