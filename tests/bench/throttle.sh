@@ -23,7 +23,7 @@
 # throughputs is the job's impact. Writes a markdown report (default
 # docs/benchmarks-throttle.md). Exit status 0 when every step worked; a
 # missed target is reported (MISS), not a failure.
-set -u -o pipefail
+set -euo pipefail
 export LC_ALL=C
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$(id -u)" -eq 0 ] || { echo "SKIP [throttle bench]: needs root" >&2; exit 77; }
 E4INFOFS=$(cd "$(dirname "$E4INFOFS")" && pwd)/$(basename "$E4INFOFS")
-[ -x "$E4INFOFS" ] && [ -x "$MKFRAG" ] || { echo "FAIL [throttle bench]: build first ($E4INFOFS, $MKFRAG)" >&2; exit 1; }
+{ [ -x "$E4INFOFS" ] && [ -x "$MKFRAG" ]; } || { echo "FAIL [throttle bench]: build first ($E4INFOFS, $MKFRAG)" >&2; exit 1; }
 read -r -a THR <<<"$THREADS"
 read -r -a SECS <<<"$SECONDS_LIST"
 [ ${#THR[@]} -eq ${#SECS[@]} ] || { echo "FAIL [throttle bench]: --threads and --seconds differ in length" >&2; exit 2; }
@@ -68,10 +68,10 @@ die() { echo "FAIL [throttle bench]: $*" >&2; exit 1; }
 cleanup() {
 	local i
 	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount "${MOUNTS[$i]}" 2>/dev/null || umount -l "${MOUNTS[$i]}" 2>/dev/null
+		umount "${MOUNTS[$i]}" 2>/dev/null || umount -l "${MOUNTS[$i]}" 2>/dev/null || true
 	done
-	for i in "${PIDS[@]}"; do kill "$i" 2>/dev/null; done
-	for i in "${LOOPS[@]}"; do losetup -d "$i" 2>/dev/null; done
+	for i in "${PIDS[@]}"; do kill "$i" 2>/dev/null || true; done
+	for i in "${LOOPS[@]}"; do losetup -d "$i" 2>/dev/null || true; done
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -108,7 +108,7 @@ log "corpus: $NFILES files of $FILE_MIB MiB, $runs_before runs; reader file $REA
 # Schedulers: the loop device's and the backing disk's.
 sched_loop=$(cat "/sys/block/$(basename "$DEV")/queue/scheduler" 2>/dev/null || echo "?")
 backing_src=$(df --output=source "$BENCH_DIR" | tail -n1)
-backing=$(lsblk -no pkname "$backing_src" 2>/dev/null | head -n1)
+backing=$(lsblk -no pkname "$backing_src" 2>/dev/null | head -n1 || true)
 [ -n "$backing" ] || backing=$(basename "$backing_src")
 sched_back=$(cat "/sys/block/$backing/queue/scheduler" 2>/dev/null || echo "? ($backing_src)")
 log "schedulers: $(basename "$DEV") $sched_loop; $backing $sched_back"
@@ -163,7 +163,7 @@ for k in "${!THR[@]}"; do
 	classes=""
 	n=0
 	while kill -0 "$job" 2>/dev/null; do
-		cat "$D" >"$W/st" 2>/dev/null
+		cat "$D" >"$W/st" 2>/dev/null || true
 		if [ "$(dkey "$W/st" state)" = running ]; then
 			echo "$EPOCHREALTIME $(dkey "$W/st" bytes_done) $(awk '{ print $3, $7 }' "$STAT")" >>"$W/samples.$th"
 			n=$((n + 1))
@@ -184,7 +184,7 @@ for k in "${!THR[@]}"; do
 	done
 	wall=$(secs_since "$t0")
 	wait "$job" || die "the job failed: $(cat "$W/job.$th.err")"
-	[ -n "$rpid" ] && { wait "$rpid" || die "the reader failed"; }
+	if [ -n "$rpid" ]; then wait "$rpid" || die "the reader failed"; fi
 	cat "$D" >"$W/result.$th"
 	state=$(dkey "$W/result.$th" state)
 	moved=$(dkey "$W/result.$th" bytes_moved)

@@ -51,7 +51,6 @@ done
 # ---- 2. files written outside SOURCE --------------------------------------------
 MNT=$T/mnt
 mount_e4infofs "$SRC/in" "$MNT" -o "autodefrag=1,autodefrag_quiet=$QUIET,autodefrag_window=600,defrag_mibps=4"
-DAEMON_PID=$LAST_PID
 grep -q "autodefrag on" "$T/daemon.log" || fail "no line in the log saying autodefrag is on"
 "${APP[@]}" interleave "$SRC/out" 3 4 256     # 3 files of 1 MiB
 "${APP[@]}" interleave "$SRC/in" 3 4 256
