@@ -63,6 +63,7 @@ MOUNTS=()
 LOOPS=()
 PIDS=()
 T_START=$EPOCHREALTIME
+LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 log() { echo "[throttle bench $(date +%T)] $*" >&2; }
 die() { echo "FAIL [throttle bench]: $*" >&2; exit 1; }
 cleanup() {
@@ -295,6 +296,8 @@ elapsed=$(secs_since "$T_START")
 	echo "# A throttled job on a live filesystem"
 	echo
 	echo "Produced by \`$INVOKED\` (from the repository root) at commit $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null) on $(date -u +%Y-%m-%dT%H:%M:%SZ), in $(awk -v s="$elapsed" 'BEGIN { printf "%.1f min", s / 60 }'); kernel \`$(uname -r)\`, $(nproc) cores. Generated: do not edit by hand, run the command again."
+	echo
+	echo "Load average (1, 5, 15 min): $LOAD_START at start, $(cut -d' ' -f1-3 /proc/loadavg) at end."
 	echo
 	echo "## Setup"
 	echo
