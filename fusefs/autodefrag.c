@@ -58,7 +58,9 @@ E4fsAuto *e4fs_auto_new(E4Fs *fs, const E4fsAutoOpts *o)
 	a->q = e4_autoq_new(E4FS_AUTO_CAP);
 	a->quiet_us = (int64_t)(o->quiet * 1e6);
 	a->window_us = (int64_t)(o->window * 1e6);
-	a->throttle = e4_throttle_new(o->mibps * 1048576.0, 0, NULL);
+	/* Burst: one chunk, as a job's (e4fs_throttled_chunk): a lone mover
+	 * keeps to the cap, not below it. */
+	a->throttle = e4_throttle_new(o->mibps * 1048576.0, e4fs_throttled_chunk(o->mibps), NULL);
 	/* Root's moves (uid 0), by the mount's threshold; no room made:
 	 * background work does not move other people's files. */
 	a->opts = (E4DefragOpts){ .uid = 0, .good_kib = fs->good_kib, .min_runs = fs->job_defaults.min_runs,
