@@ -69,6 +69,9 @@ typedef struct {
 	SubtreeAgg *agg;        /* NULL, or (settled only) the subtree's figures */
 	bool marked;            /* carries the exclusion mark: read when relisted
 	                         * (setting it changes the directory's ctime) */
+	uint32_t used;          /* the scan that last read it (low bits), for the cap */
+	uint64_t bytes;         /* what it takes, as counted in cache_bytes */
+	size_t names_len;       /* bytes of names */
 } DirRec;
 
 struct E4Tree {
@@ -85,6 +88,9 @@ struct E4Tree {
 	bool forgot;            /* an inode was forgotten: unsettle everything
 	                         * before the next scan (its directory is unknown) */
 	uint64_t scans, inspections, revalidations, dir_opens; /* atomic */
+	uint64_t cache_bytes;   /* atomic: sum of the directories' bytes */
+	uint64_t cache_limit;   /* 0: no cap */
+	uint64_t dirs_dropped;  /* atomic */
 	gint64 changed_us;      /* atomic: realtime of the last change event seen */
 	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
 	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
@@ -151,6 +157,20 @@ static void agg_free(SubtreeAgg *agg)
 	g_free(agg);
 }
 
+static uint64_t agg_bytes(const SubtreeAgg *agg)
+{
+	return agg ? sizeof(*agg) + agg->top.cap * sizeof(E4TopEntry) : 0;
+}
+
+/* Frees rec's aggregate, and takes it off the cache's count. */
+static void drop_agg(E4Tree *tree, DirRec *rec)
+{
+	uint64_t b = MIN(agg_bytes(rec->agg), rec->bytes);
+	rec->bytes -= b;
+	__atomic_fetch_sub(&tree->cache_bytes, b, __ATOMIC_RELAXED);
+	g_clear_pointer(&rec->agg, agg_free);
+}
+
 static DirRec *dir_lookup(E4Tree *tree, uint64_t ino)
 {
 	return ino ? g_hash_table_lookup(tree->dirs, &ino) : NULL;
@@ -163,7 +183,7 @@ static void unsettle(E4Tree *tree, DirRec *rec)
 {
 	while (rec && rec->settled) {
 		rec->settled = false;
-		g_clear_pointer(&rec->agg, agg_free);
+		drop_agg(tree, rec);
 		rec = dir_lookup(tree, rec->parent);
 	}
 }
@@ -177,7 +197,7 @@ static void unsettle_all(E4Tree *tree, bool files)
 	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		DirRec *rec = value;
 		rec->settled = false;
-		g_clear_pointer(&rec->agg, agg_free);
+		drop_agg(tree, rec);
 		if (files)
 			rec->clean = false;
 	}
@@ -194,6 +214,27 @@ static void dir_rec_free(gpointer p)
 	g_free(rec->files);
 	g_free(rec->subdirs);
 	g_free(rec);
+}
+
+/* What rec takes, recounted (its files' side records change with
+ * inspections): call once its jobs are done. */
+static void count_bytes(E4Tree *tree, DirRec *rec)
+{
+	uint64_t b = sizeof(*rec) + sizeof(rec->ino) + rec->names_len + rec->nfiles * sizeof(FileRec) +
+		     rec->nsubdirs * sizeof(SubdirRec);
+	for (size_t i = 0; i < rec->nfiles; i++)
+		b += e4_filerec_extra_bytes(&rec->files[i]);
+	b += agg_bytes(rec->agg);
+	__atomic_fetch_add(&tree->cache_bytes, b - rec->bytes, __ATOMIC_RELAXED);
+	rec->bytes = b;
+	rec->used = (uint32_t)__atomic_load_n(&tree->scans, __ATOMIC_RELAXED);
+}
+
+/* rec leaves the cache. */
+static void uncount_bytes(E4Tree *tree, DirRec *rec)
+{
+	__atomic_fetch_sub(&tree->cache_bytes, rec->bytes, __ATOMIC_RELAXED);
+	rec->bytes = 0;
 }
 
 static void store_result(const E4Tree *tree, FileRec *rec, const E4FileResult *r)
@@ -340,13 +381,14 @@ static uint64_t kept_subdir(const OldIndex *idx, const char *name, uint64_t ino)
 static void drop_dir(E4Tree *tree, uint64_t ino, GHashTable *keep)
 {
 	DirRec *rec = dir_lookup(tree, ino);
-	if (!rec || g_hash_table_contains(keep, &ino))
+	if (!rec || (keep && g_hash_table_contains(keep, &ino)))
 		return;
 	unsettle(tree, rec);
 	/* Removed from the table before recursing: a stale cycle in the
 	 * cache ends here. */
 	gpointer key;
 	g_hash_table_steal_extended(tree->dirs, &ino, &key, NULL);
+	uncount_bytes(tree, rec);
 	for (size_t i = 0; i < rec->nsubdirs; i++)
 		if (rec->subdirs[i].ino)
 			drop_dir(tree, rec->subdirs[i].ino, keep);
@@ -385,6 +427,7 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	for (size_t i = 0; i < list.n; i++)
 		bytes += strlen(list.v[i].name) + 1;
 	rec->names = g_malloc(MAX(bytes, 1));
+	rec->names_len = MAX(bytes, 1);
 	char *next = rec->names;
 	rec->files = g_new0(FileRec, list.n);
 	rec->subdirs = g_new0(SubdirRec, list.n);
@@ -438,6 +481,8 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 			return NULL;
 		}
 		unsettle(tree, rec);
+		if (rec)
+			uncount_bytes(tree, rec);
 		drop_vanished(tree, rec, fresh, scan->visited);
 		g_hash_table_replace(tree->dirs, g_memdup2(&fresh->ino, sizeof(fresh->ino)), fresh);
 		rec = fresh;
@@ -564,6 +609,7 @@ static void aggregate_dir(Aggregate *ag, uint64_t ino, bool excluded)
 			e4_dirloc_add(&loc, &fig);
 	}
 	e4_summary_add_dirloc(&ag->out->sum, &loc);
+	count_bytes(ag->tree, rec);
 	for (size_t i = 0; i < rec->nsubdirs; i++) {
 		if (!rec->subdirs[i].ino)
 			continue;
@@ -694,6 +740,7 @@ static void sum_subtree(Summer *sm, DirRec *rec, SubtreeAgg *out)
 	rec->settled = settled;
 	if (settled && !rec->agg && !out->linked && out->weight >= AGG_MIN_WEIGHT)
 		rec->agg = agg_keep(out);
+	count_bytes(sm->tree, rec);
 }
 
 /* out's summary and top (of top_n) from the cache, for the directory ino. */
@@ -739,6 +786,57 @@ static void aggregate_each(E4Tree *tree, uint64_t ino, bool excluded, E4TreeResu
 	g_hash_table_destroy(ag.seen);
 	g_hash_table_destroy(ag.visited);
 	g_string_free(ag.path, TRUE);
+}
+
+typedef struct {
+	uint64_t ino;
+	uint32_t used;
+	size_t nsubdirs;
+} UseRank;
+
+/* Least recently read first; among equals, leaves first, so that a tree
+ * read whole loses its leaves before the directories above them. */
+static gint by_use(gconstpointer a, gconstpointer b)
+{
+	const UseRank *x = a, *y = b;
+	int32_t age = (int32_t)(x->used - y->used);
+	if (age != 0)
+		return age < 0 ? -1 : 1;
+	return (x->nsubdirs > y->nsubdirs) - (x->nsubdirs < y->nsubdirs);
+}
+
+/* Drops the least recently read directories (each with its cached
+ * subdirectories) until the cache is within its cap; with the tree
+ * locked, after a scan's result is made. */
+static void enforce_cap(E4Tree *tree)
+{
+	if (!tree->cache_limit || __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED) <= tree->cache_limit)
+		return;
+	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(UseRank), g_hash_table_size(tree->dirs));
+	GHashTableIter it;
+	gpointer value;
+	g_hash_table_iter_init(&it, tree->dirs);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const DirRec *rec = value;
+		UseRank u = { rec->ino, rec->used, rec->nsubdirs };
+		g_array_append_val(order, u);
+	}
+	g_array_sort(order, by_use);
+	guint before = g_hash_table_size(tree->dirs);
+	for (guint i = 0; i < order->len; i++) {
+		if (__atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED) <= tree->cache_limit)
+			break;
+		drop_dir(tree, g_array_index(order, UseRank, i).ino, NULL);
+	}
+	__atomic_fetch_add(&tree->dirs_dropped, before - g_hash_table_size(tree->dirs), __ATOMIC_RELAXED);
+	g_array_free(order, TRUE);
+}
+
+void e4_tree_set_cache_limit(E4Tree *tree, uint64_t bytes)
+{
+	g_mutex_lock(&tree->lock);
+	tree->cache_limit = bytes;
+	g_mutex_unlock(&tree->lock);
 }
 
 static void scan_init(Scan *scan, E4Tree *tree)
@@ -918,6 +1016,7 @@ int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, 
 	} else {
 		sum_root(tree, st.st_ino, top_n, out);
 	}
+	enforce_cap(tree);
 	g_mutex_unlock(&tree->lock);
 	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
 	out->when = time(NULL);
@@ -946,6 +1045,10 @@ int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
 		E4TreeFile file = { rec->names + f->name, e4_filerec_skip(f), &fig,
 				    e4_filerec_has(f, E4_FR_MARKED) };
 		rc = fn(&file, user);
+	}
+	if (rec) {
+		count_bytes(tree, rec);
+		enforce_cap(tree);
 	}
 	g_mutex_unlock(&tree->lock);
 	return rc;
@@ -984,6 +1087,8 @@ void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
 	out->inspections = __atomic_load_n(&tree->inspections, __ATOMIC_RELAXED);
 	out->revalidations = __atomic_load_n(&tree->revalidations, __ATOMIC_RELAXED);
 	out->dir_opens = __atomic_load_n(&tree->dir_opens, __ATOMIC_RELAXED);
+	out->cache_bytes = __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED);
+	out->dirs_dropped = __atomic_load_n(&tree->dirs_dropped, __ATOMIC_RELAXED);
 }
 
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)
