@@ -9,15 +9,18 @@ struct E4FileExtra {
 	uint64_t ino;
 };
 
-/* bits: flags 0-3, skip + 1 in 4-6, form in 7-8. */
+/* bits: flags 0-3, skip + 1 in 4-6, form in 7-8, extents in 9-15. */
 #define SKIP_SHIFT 4
 #define SKIP_MASK (7u << SKIP_SHIFT)
 #define FORM_SHIFT 7
 #define FORM_MASK (3u << FORM_SHIFT)
+#define RUNS_SHIFT 9
+#define RUNS_MAX 127u
 
 enum {
 	FORM_ZERO,      /* every figure 0 but size (skipped, or never inspected) */
-	FORM_ONE_RUN,   /* one record, one run, no hole, nothing unwritten */
+	FORM_RUNS,      /* n records, each its own run (filefrag's and
+	                 * e4defrag's), no hole, nothing unwritten */
 	FORM_EXTRA,     /* in the side record */
 };
 
@@ -47,33 +50,44 @@ bool e4_figures_equal(const E4FileFigures *a, const E4FileFigures *b)
 	       a->first_block == b->first_block && a->end_block == b->end_block;
 }
 
+/* What the compact forms keep besides the size. */
+typedef struct {
+	uint64_t blocks, first;
+	unsigned runs;
+	int32_t end_delta;
+} Compact;
+
 /* The figures a compact form stands for. */
-static void rebuild(unsigned f, uint64_t size, uint64_t blocks, uint64_t first, const E4Geometry *geom,
-		    E4FileFigures *out)
+static void rebuild(unsigned f, uint64_t size, const Compact *c, const E4Geometry *geom, E4FileFigures *out)
 {
 	*out = (E4FileFigures){ .size = size };
-	if (f != FORM_ONE_RUN)
+	if (f != FORM_RUNS)
 		return;
-	out->blocks = blocks;
-	out->records = out->runs = out->e4_phys_runs = 1;
-	out->best = e4_best_count(blocks, geom);
-	out->ideal = e4_ideal_count(blocks);
+	out->blocks = c->blocks;
+	out->records = out->runs = out->e4_phys_runs = c->runs;
+	out->best = e4_best_count(c->blocks, geom);
+	out->ideal = e4_ideal_count(c->blocks);
 	out->flags = FIEMAP_EXTENT_LAST;
-	out->first_block = first;
-	out->end_block = first + blocks;
+	out->first_block = c->first;
+	out->end_block = c->first + c->blocks + (uint64_t)(int64_t)c->end_delta;
 }
 
-/* The compact form fig has, or FORM_EXTRA when none rebuilds it exactly. */
-static unsigned compact_form(const E4FileFigures *fig, const E4Geometry *geom)
+/* The compact form fig has (and what it keeps, in c), or FORM_EXTRA when
+ * none rebuilds it exactly. */
+static unsigned compact_form(const E4FileFigures *fig, const E4Geometry *geom, Compact *c)
 {
 	E4FileFigures back;
-	rebuild(FORM_ZERO, fig->size, 0, 0, geom, &back);
+	*c = (Compact){0};
+	rebuild(FORM_ZERO, fig->size, c, geom, &back);
 	if (e4_figures_equal(fig, &back))
 		return FORM_ZERO;
-	if (fig->blocks > UINT32_MAX || fig->first_block > FIRST_MAX)
+	int64_t delta = (int64_t)(fig->end_block - fig->first_block - fig->blocks);
+	if (fig->blocks > UINT32_MAX || fig->first_block > FIRST_MAX || fig->records == 0 ||
+	    fig->records > RUNS_MAX || delta < INT32_MIN || delta > INT32_MAX)
 		return FORM_EXTRA;
-	rebuild(FORM_ONE_RUN, fig->size, fig->blocks, fig->first_block, geom, &back);
-	return e4_figures_equal(fig, &back) ? FORM_ONE_RUN : FORM_EXTRA;
+	*c = (Compact){ fig->blocks, fig->first_block, fig->records, (int32_t)delta };
+	rebuild(FORM_RUNS, fig->size, c, geom, &back);
+	return e4_figures_equal(fig, &back) ? FORM_RUNS : FORM_EXTRA;
 }
 
 void e4_filerec_init(E4FileRec *r, uint32_t name, uint64_t ino)
@@ -101,7 +115,10 @@ void e4_filerec_copy(E4FileRec *dst, const E4FileRec *src)
 void e4_filerec_set(E4FileRec *r, uint64_t ino, const E4FileFigures *fig, const E4Geometry *geom)
 {
 	E4FileExtra *x = extra(r);
-	unsigned f = ino > UINT32_MAX ? FORM_EXTRA : compact_form(fig, geom);
+	Compact c;
+	unsigned f = compact_form(fig, geom, &c);
+	if (ino > UINT32_MAX)
+		f = FORM_EXTRA;
 	if (f == FORM_EXTRA) {
 		if (!x)
 			x = g_new(E4FileExtra, 1);
@@ -109,15 +126,19 @@ void e4_filerec_set(E4FileRec *r, uint64_t ino, const E4FileFigures *fig, const 
 		r->ino = 0;
 		r->size = (uintptr_t)x;
 		r->blocks = r->first_lo = r->first_hi = 0;
+		r->end_delta = 0;
+		c.runs = 0;
 	} else {
 		g_free(x);
 		r->ino = (uint32_t)ino;
 		r->size = fig->size;
-		r->blocks = (uint32_t)fig->blocks;
-		r->first_lo = (uint32_t)fig->first_block;
-		r->first_hi = (uint16_t)(fig->first_block >> 32);
+		r->blocks = (uint32_t)c.blocks;
+		r->first_lo = (uint32_t)c.first;
+		r->first_hi = (uint16_t)(c.first >> 32);
+		r->end_delta = c.end_delta;
 	}
 	set_form(r, f);
+	r->bits = (uint16_t)((r->bits & ((1u << RUNS_SHIFT) - 1)) | (c.runs << RUNS_SHIFT));
 }
 
 void e4_filerec_figures(const E4FileRec *r, const E4Geometry *geom, E4FileFigures *out)
@@ -127,8 +148,9 @@ void e4_filerec_figures(const E4FileRec *r, const E4Geometry *geom, E4FileFigure
 		*out = x->fig;
 		return;
 	}
-	uint64_t first = (uint64_t)r->first_hi << 32 | r->first_lo;
-	rebuild(form(r), r->size, r->blocks, first, geom, out);
+	Compact c = { r->blocks, (uint64_t)r->first_hi << 32 | r->first_lo, r->bits >> RUNS_SHIFT,
+		      r->end_delta };
+	rebuild(form(r), r->size, &c, geom, out);
 }
 
 uint64_t e4_filerec_ino(const E4FileRec *r)

@@ -1,10 +1,11 @@
-/* The tree's record of one cached file, in compact form: 36 bytes where
- * the figures alone take 72. Most files are one extent without hole or
- * unwritten block; their figures are rebuilt from the size, the block
- * count, the first block and the geometry. Any other file (and one whose
- * inode number needs more than 32 bits) keeps its full figures in an
- * allocated side record. Not thread-safe: a record is used by one thread
- * at a time. */
+/* The tree's record of one cached file, in compact form: 40 bytes where
+ * the figures alone take 72. Most files are a few extents (up to 127)
+ * without hole or unwritten block, each a run of its own: their figures
+ * are rebuilt from the size, the block count, the extent count, the first
+ * block, the distance of the last block from first + blocks and the
+ * geometry. Any other file (and one whose inode number needs more than 32
+ * bits) keeps its full figures in an allocated side record. Not
+ * thread-safe: a record is used by one thread at a time. */
 #pragma once
 
 #include <stdbool.h>
@@ -16,16 +17,17 @@
 typedef struct E4FileExtra E4FileExtra;
 
 /* Fields are private: use the functions below. Packed to 4-byte alignment
- * so that an array of them has no padding (36 bytes each). */
+ * so that an array of them has no padding (40 bytes each). */
 typedef struct __attribute__((packed, aligned(4))) {
 	uint32_t name;          /* offset of the name in its directory's name block */
 	uint32_t ino;           /* the inode (extra: in the side record) */
 	int64_t ctime_ns;       /* st_ctim when inspected, nanoseconds */
 	uint64_t size;          /* st_size, bytes; extra: the side record's address */
-	uint32_t blocks;        /* one-run files: blocks mapped */
-	uint32_t first_lo;      /* one-run files: first physical block, low 32 bits */
+	uint32_t blocks;        /* compact files: blocks mapped */
+	uint32_t first_lo;      /* compact files: first physical block, low 32 bits */
 	uint16_t first_hi;      /* ... and high 16 bits (ext4 addresses 48 bits) */
-	uint16_t bits;          /* E4_FR_* flags, skip reason and form */
+	uint16_t bits;          /* E4_FR_* flags, skip reason, form, extent count */
+	int32_t end_delta;      /* compact files: end_block - (first_block + blocks) */
 } E4FileRec;
 
 /* Flags kept in a record. */

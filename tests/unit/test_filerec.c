@@ -1,6 +1,6 @@
 /* Unit tests of core/filerec.c: the tree's compact per-file record gives
- * back exactly the figures stored, in 36 bytes for one-run files and with
- * a side record for the others. */
+ * back exactly the figures stored, in 40 bytes for files of up to 127
+ * extents each a run of its own, and with a side record for the others. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,7 +53,7 @@ static void round_trip(const E4FileFigures *fig, uint64_t ino, bool want_extra)
 
 START_TEST(filerec_size)
 {
-	ck_assert_uint_eq(sizeof(E4FileRec), 36);
+	ck_assert_uint_eq(sizeof(E4FileRec), 40);
 	ck_assert_uint_eq(_Alignof(E4FileRec), 4);
 }
 END_TEST
@@ -89,6 +89,32 @@ START_TEST(filerec_one_run_compact)
 }
 END_TEST
 
+START_TEST(filerec_runs_compact)
+{
+	/* two and three runs, the last before the first (a negative distance) */
+	E4Extent two[] = { blk(0, 1000, 4, 0), blk(4, 2000, 4, FIEMAP_EXTENT_LAST) };
+	E4FileFigures fig = computed(two, 2, 8 * BS);
+	ck_assert_uint_eq(fig.runs, 2);
+	round_trip(&fig, 10, false);
+	E4Extent back3[] = { blk(0, 5000, 1, 0), blk(1, 9000, 1, 0), blk(2, 100, 1, FIEMAP_EXTENT_LAST) };
+	fig = computed(back3, 3, 3 * BS - 1);
+	ck_assert_uint_eq(fig.runs, 3);
+	ck_assert_uint_lt(fig.end_block, fig.first_block);
+	round_trip(&fig, 10, false);
+	/* 127 runs fit, 128 do not */
+	E4Extent many[128];
+	for (uint64_t i = 0; i < 128; i++)
+		many[i] = blk(i, 1000 + 2 * i, 1, i == 127 ? FIEMAP_EXTENT_LAST : 0);
+	many[126].flags = FIEMAP_EXTENT_LAST;
+	fig = computed(many, 127, 127 * BS);
+	ck_assert_uint_eq(fig.runs, 127);
+	round_trip(&fig, 10, false);
+	many[126].flags = 0;
+	fig = computed(many, 128, 128 * BS);
+	round_trip(&fig, 10, true);
+}
+END_TEST
+
 START_TEST(filerec_size_only_compact)
 {
 	E4FileFigures fig = { .size = 123 };
@@ -100,8 +126,14 @@ END_TEST
 
 START_TEST(filerec_other_files_extra)
 {
-	E4Extent two[] = { blk(0, 1000, 4, 0), blk(4, 2000, 4, FIEMAP_EXTENT_LAST) };
-	E4FileFigures fig = computed(two, 2, 8 * BS);
+	/* two records, one run: records != runs */
+	E4Extent joined[] = { blk(0, 1000, 4, 0), blk(4, 1004, 4, FIEMAP_EXTENT_LAST) };
+	E4FileFigures fig = computed(joined, 2, 8 * BS);
+	ck_assert_uint_eq(fig.runs, 1);
+	round_trip(&fig, 10, true);
+	/* the last block farther than 2^31 blocks from first + blocks */
+	E4Extent spread[] = { blk(0, 1000, 4, 0), blk(4, UINT64_C(1) << 33, 4, FIEMAP_EXTENT_LAST) };
+	fig = computed(spread, 2, 8 * BS);
 	round_trip(&fig, 10, true);
 	E4Extent hole[] = { blk(0, 1000, 4, 0), blk(8, 1008, 4, FIEMAP_EXTENT_LAST) };
 	fig = computed(hole, 2, 12 * BS);
@@ -138,8 +170,8 @@ START_TEST(filerec_reset_keeps_bits)
 	e4_filerec_put(&r, E4_FR_MARKED, true);
 	e4_filerec_put(&r, E4_FR_LINKED, true);
 	e4_filerec_set_skip(&r, 2);
-	E4Extent two[] = { blk(0, 1000, 4, 0), blk(4, 2000, 4, FIEMAP_EXTENT_LAST) };
-	E4FileFigures frag = computed(two, 2, 8 * BS);
+	E4Extent holed[] = { blk(0, 1000, 4, 0), blk(8, 2000, 4, FIEMAP_EXTENT_LAST) };
+	E4FileFigures frag = computed(holed, 2, 12 * BS); /* a hole: side record */
 	e4_filerec_set(&r, 8, &frag, &g);
 	ck_assert(e4_filerec_has_extra(&r));
 	e4_filerec_set(&r, 9, &frag, &g); /* reuses its side record */
@@ -172,8 +204,8 @@ END_TEST
 START_TEST(filerec_copy_owns_extra)
 {
 	E4Geometry g = flex_geom();
-	E4Extent two[] = { blk(0, 1000, 4, 0), blk(4, 2000, 4, FIEMAP_EXTENT_LAST) };
-	E4FileFigures frag = computed(two, 2, 8 * BS);
+	E4Extent holed[] = { blk(0, 1000, 4, 0), blk(8, 2000, 4, FIEMAP_EXTENT_LAST) };
+	E4FileFigures frag = computed(holed, 2, 12 * BS); /* a hole: side record */
 	E4FileRec a, b;
 	e4_filerec_init(&a, 0, 1);
 	e4_filerec_set(&a, 77, &frag, &g);
@@ -220,6 +252,7 @@ static Suite *filerec_suite(void)
 	tcase_add_test(tc, filerec_size);
 	tcase_add_test(tc, filerec_init);
 	tcase_add_test(tc, filerec_one_run_compact);
+	tcase_add_test(tc, filerec_runs_compact);
 	tcase_add_test(tc, filerec_size_only_compact);
 	tcase_add_test(tc, filerec_other_files_extra);
 	tcase_add_test(tc, filerec_reset_keeps_bits);
