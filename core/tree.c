@@ -220,7 +220,7 @@ static void dir_rec_free(gpointer p)
  * inspections): call once its jobs are done. */
 static void count_bytes(E4Tree *tree, DirRec *rec)
 {
-	uint64_t b = sizeof(*rec) + sizeof(rec->ino) + rec->names_len + rec->nfiles * sizeof(FileRec) +
+	uint64_t b = sizeof(*rec) + rec->names_len + rec->nfiles * sizeof(FileRec) +
 		     rec->nsubdirs * sizeof(SubdirRec);
 	for (size_t i = 0; i < rec->nfiles; i++)
 		b += e4_filerec_extra_bytes(&rec->files[i]);
@@ -386,13 +386,11 @@ static void drop_dir(E4Tree *tree, uint64_t ino, GHashTable *keep)
 	unsettle(tree, rec);
 	/* Removed from the table before recursing: a stale cycle in the
 	 * cache ends here. */
-	gpointer key;
-	g_hash_table_steal_extended(tree->dirs, &ino, &key, NULL);
+	g_hash_table_steal(tree->dirs, &ino);
 	uncount_bytes(tree, rec);
 	for (size_t i = 0; i < rec->nsubdirs; i++)
 		if (rec->subdirs[i].ino)
 			drop_dir(tree, rec->subdirs[i].ino, keep);
-	g_free(key);
 	dir_rec_free(rec);
 }
 
@@ -484,7 +482,7 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 		if (rec)
 			uncount_bytes(tree, rec);
 		drop_vanished(tree, rec, fresh, scan->visited);
-		g_hash_table_replace(tree->dirs, g_memdup2(&fresh->ino, sizeof(fresh->ino)), fresh);
+		g_hash_table_replace(tree->dirs, &fresh->ino, fresh);
 		rec = fresh;
 	}
 	/* Watched and untouched since the last check: no stat per file. */
@@ -1097,7 +1095,8 @@ E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)
 	tree->geom = *geom;
 	tree->dev = dev;
 	g_mutex_init(&tree->lock);
-	tree->dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, dir_rec_free);
+	/* Keyed by the record's own ino: no key allocated per directory. */
+	tree->dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, dir_rec_free);
 	tree->forgotten = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	g_mutex_init(&tree->moved_lock);
 	tree->moved_us = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
