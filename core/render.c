@@ -401,6 +401,11 @@ char *e4_render_metrics(const E4Metrics *m)
 	metric_counter(out, "e4infofs_dir_opens_total",
 		       "Subdirectories opened by scans to be checked (a settled subtree is not).",
 		       m->tree.dir_opens);
+	metric_value(out, "e4infofs_cache_bytes", "gauge",
+		     "Bytes the cached records take (names, side records and aggregates included).",
+		     m->tree.cache_bytes);
+	metric_counter(out, "e4infofs_cache_dirs_dropped_total",
+		       "Directory records dropped to keep the cache within cache_mib.", m->tree.dirs_dropped);
 	metric_value(out, "e4infofs_nodes", "gauge",
 		     "Directories and files the kernel holds looked up through the mount.", m->nodes);
 	metric_counter(out, "e4infofs_defrag_jobs_total", "Defragmentation jobs finished.", m->jobs);

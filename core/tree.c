@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "exclude.h"
+#include "filerec.h"
 #include "inspect.h"
 #include "walk.h"
 #include "watch.h"
@@ -26,18 +27,11 @@
  * for none (stats, metrics) and for the report's default share it. */
 #define AGG_MIN_TOP 10
 
-typedef struct {
-	const char *name;       /* in the directory's string chunk */
-	uint64_t ino;
-	int64_t mtime_ns, ctime_ns;
-	uint32_t nlink;
-	int8_t skip;            /* -1 analysed, else E4SkipReason */
-	bool valid;             /* false: vanished, or never inspected */
-	bool stale;             /* the watch named it since it was checked */
-	bool marked;            /* carries the exclusion mark (exclude.h); setting
-	                         * it changes ctime, so it is read with the figures */
-	E4FileFigures fig;
-} FileRec;
+/* A cached file (filerec.h): its name is an offset in its directory's
+ * name block. Only ctime is compared to tell a change (with size and
+ * inode): whatever sets mtime sets ctime too. The exclusion mark is read
+ * with the figures: setting it changes ctime. */
+typedef E4FileRec FileRec;
 
 typedef struct {
 	const char *name;
@@ -75,6 +69,9 @@ typedef struct {
 	SubtreeAgg *agg;        /* NULL, or (settled only) the subtree's figures */
 	bool marked;            /* carries the exclusion mark: read when relisted
 	                         * (setting it changes the directory's ctime) */
+	uint32_t used;          /* the scan that last read it (low bits), for the cap */
+	uint64_t bytes;         /* what it takes, as counted in cache_bytes */
+	size_t names_len;       /* bytes of names */
 } DirRec;
 
 struct E4Tree {
@@ -91,6 +88,9 @@ struct E4Tree {
 	bool forgot;            /* an inode was forgotten: unsettle everything
 	                         * before the next scan (its directory is unknown) */
 	uint64_t scans, inspections, revalidations, dir_opens; /* atomic */
+	uint64_t cache_bytes;   /* atomic: sum of the directories' bytes */
+	uint64_t cache_limit;   /* 0: no cap */
+	uint64_t dirs_dropped;  /* atomic */
 	gint64 changed_us;      /* atomic: realtime of the last change event seen */
 	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
 	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
@@ -126,6 +126,7 @@ typedef struct {
 typedef struct {
 	Scan *scan;
 	SharedDir *dir;
+	const char *names;      /* the name block of the records' directory */
 	size_t n;
 	FileRec *recs[BATCH];
 } Job;
@@ -156,6 +157,20 @@ static void agg_free(SubtreeAgg *agg)
 	g_free(agg);
 }
 
+static uint64_t agg_bytes(const SubtreeAgg *agg)
+{
+	return agg ? sizeof(*agg) + agg->top.cap * sizeof(E4TopEntry) : 0;
+}
+
+/* Frees rec's aggregate, and takes it off the cache's count. */
+static void drop_agg(E4Tree *tree, DirRec *rec)
+{
+	uint64_t b = MIN(agg_bytes(rec->agg), rec->bytes);
+	rec->bytes -= b;
+	__atomic_fetch_sub(&tree->cache_bytes, b, __ATOMIC_RELAXED);
+	g_clear_pointer(&rec->agg, agg_free);
+}
+
 static DirRec *dir_lookup(E4Tree *tree, uint64_t ino)
 {
 	return ino ? g_hash_table_lookup(tree->dirs, &ino) : NULL;
@@ -168,7 +183,7 @@ static void unsettle(E4Tree *tree, DirRec *rec)
 {
 	while (rec && rec->settled) {
 		rec->settled = false;
-		g_clear_pointer(&rec->agg, agg_free);
+		drop_agg(tree, rec);
 		rec = dir_lookup(tree, rec->parent);
 	}
 }
@@ -182,7 +197,7 @@ static void unsettle_all(E4Tree *tree, bool files)
 	while (g_hash_table_iter_next(&it, NULL, &value)) {
 		DirRec *rec = value;
 		rec->settled = false;
-		g_clear_pointer(&rec->agg, agg_free);
+		drop_agg(tree, rec);
 		if (files)
 			rec->clean = false;
 	}
@@ -194,32 +209,55 @@ static void dir_rec_free(gpointer p)
 	if (rec->agg)
 		agg_free(rec->agg);
 	g_free(rec->names);
+	for (size_t i = 0; i < rec->nfiles; i++)
+		e4_filerec_clear(&rec->files[i]);
 	g_free(rec->files);
 	g_free(rec->subdirs);
 	g_free(rec);
 }
 
-static void store_result(FileRec *rec, const E4FileResult *r)
+/* What rec takes, recounted (its files' side records change with
+ * inspections): call once its jobs are done. */
+static void count_bytes(E4Tree *tree, DirRec *rec)
 {
-	rec->ino = r->st.st_ino;
-	rec->mtime_ns = ns(&r->st.st_mtim);
-	rec->ctime_ns = ns(&r->st.st_ctim);
-	rec->nlink = (uint32_t)r->st.st_nlink;
-	rec->skip = (int8_t)r->skip;
-	rec->fig = r->skip < 0 ? r->fig : (E4FileFigures){ .size = (uint64_t)r->st.st_size };
-	rec->valid = true;
+	uint64_t b = sizeof(*rec) + rec->names_len + rec->nfiles * sizeof(FileRec) +
+		     rec->nsubdirs * sizeof(SubdirRec);
+	for (size_t i = 0; i < rec->nfiles; i++)
+		b += e4_filerec_extra_bytes(&rec->files[i]);
+	b += agg_bytes(rec->agg);
+	__atomic_fetch_add(&tree->cache_bytes, b - rec->bytes, __ATOMIC_RELAXED);
+	rec->bytes = b;
+	rec->used = (uint32_t)__atomic_load_n(&tree->scans, __ATOMIC_RELAXED);
 }
 
-static void inspect_rec(E4Tree *tree, int dirfd, FileRec *rec)
+/* rec leaves the cache. */
+static void uncount_bytes(E4Tree *tree, DirRec *rec)
+{
+	__atomic_fetch_sub(&tree->cache_bytes, rec->bytes, __ATOMIC_RELAXED);
+	rec->bytes = 0;
+}
+
+static void store_result(const E4Tree *tree, FileRec *rec, const E4FileResult *r)
+{
+	rec->ctime_ns = ns(&r->st.st_ctim);
+	e4_filerec_put(rec, E4_FR_LINKED, r->st.st_nlink > 1);
+	e4_filerec_set_skip(rec, r->skip);
+	E4FileFigures size_only = { .size = (uint64_t)r->st.st_size };
+	e4_filerec_set(rec, r->st.st_ino, r->skip < 0 ? &r->fig : &size_only, &tree->geom);
+	e4_filerec_put(rec, E4_FR_VALID, true);
+}
+
+static void inspect_rec(E4Tree *tree, int dirfd, const char *names, FileRec *rec)
 {
 	E4FileResult r;
-	rec->valid = false;
+	const char *name = names + rec->name;
+	e4_filerec_put(rec, E4_FR_VALID, false);
 	if (g_atomic_int_get(&tree->stop))
 		return;
 	__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
-	if (e4_inspect_at(dirfd, rec->name, &tree->geom, NULL, &r) == 0) {
-		store_result(rec, &r);
-		rec->marked = e4_exclude_marked_at(dirfd, rec->name);
+	if (e4_inspect_at(dirfd, name, &tree->geom, NULL, &r) == 0) {
+		store_result(tree, rec, &r);
+		e4_filerec_put(rec, E4_FR_MARKED, e4_exclude_marked_at(dirfd, name));
 	}
 }
 
@@ -229,7 +267,7 @@ static void run_job(gpointer data, gpointer user)
 	Job *job = data;
 	Scan *scan = job->scan;
 	for (size_t i = 0; i < job->n; i++)
-		inspect_rec(scan->tree, job->dir->fd, job->recs[i]);
+		inspect_rec(scan->tree, job->dir->fd, job->names, job->recs[i]);
 	shared_dir_unref(job->dir);
 	g_free(job);
 	g_mutex_lock(&scan->lock);
@@ -239,7 +277,7 @@ static void run_job(gpointer data, gpointer user)
 }
 
 /* Queues the inspection of recs[0..n), n <= BATCH. */
-static void queue_job(Scan *scan, SharedDir *dir, FileRec **recs, size_t n)
+static void queue_job(Scan *scan, SharedDir *dir, const char *names, FileRec **recs, size_t n)
 {
 	g_mutex_lock(&scan->lock);
 	while (scan->pending >= MAX_PENDING)
@@ -248,7 +286,7 @@ static void queue_job(Scan *scan, SharedDir *dir, FileRec **recs, size_t n)
 	g_mutex_unlock(&scan->lock);
 	Job *job = g_new(Job, 1);
 	g_atomic_int_inc(&dir->refs);
-	*job = (Job){ scan, dir, n, {0} };
+	*job = (Job){ scan, dir, names, n, {0} };
 	memcpy(job->recs, recs, n * sizeof(*recs));
 	g_thread_pool_push(scan->tree->pool, job, NULL);
 }
@@ -262,19 +300,20 @@ static void wait_jobs(Scan *scan)
 }
 
 /* True when the cached figures of rec still describe the file. */
-static bool still_valid(E4Tree *tree, int dirfd, const FileRec *rec)
+static bool still_valid(E4Tree *tree, int dirfd, const char *names, const FileRec *rec)
 {
-	if (!rec->valid)
+	if (!e4_filerec_has(rec, E4_FR_VALID))
 		return false;
 	/* A forgotten inode is about to be inspected again: forget no more. */
-	if (g_hash_table_remove(tree->forgotten, &rec->ino))
+	uint64_t ino = e4_filerec_ino(rec);
+	if (g_hash_table_remove(tree->forgotten, &ino))
 		return false;
 	__atomic_fetch_add(&tree->revalidations, 1, __ATOMIC_RELAXED);
 	struct stat st;
-	if (fstatat(dirfd, rec->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
+	if (fstatat(dirfd, names + rec->name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode))
 		return false;
-	return st.st_ino == rec->ino && (uint64_t)st.st_size == rec->fig.size &&
-	       ns(&st.st_mtim) == rec->mtime_ns && ns(&st.st_ctim) == rec->ctime_ns;
+	return st.st_ino == ino && (uint64_t)st.st_size == e4_filerec_size(rec) &&
+	       ns(&st.st_ctim) == rec->ctime_ns;
 }
 
 /* A directory's previous record, its entries found by name: through
@@ -296,7 +335,7 @@ static void old_index_init(OldIndex *idx, const DirRec *old)
 	idx->files = g_hash_table_new(g_str_hash, g_str_equal);
 	idx->subdirs = g_hash_table_new(g_str_hash, g_str_equal);
 	for (size_t i = 0; i < old->nfiles; i++)
-		g_hash_table_insert(idx->files, (gpointer)old->files[i].name, &old->files[i]);
+		g_hash_table_insert(idx->files, old->names + old->files[i].name, &old->files[i]);
 	for (size_t i = 0; i < old->nsubdirs; i++)
 		g_hash_table_insert(idx->subdirs, (gpointer)old->subdirs[i].name, &old->subdirs[i]);
 }
@@ -315,9 +354,9 @@ static const FileRec *find_old(const OldIndex *idx, const char *name, uint64_t i
 	if (idx->files)
 		f = g_hash_table_lookup(idx->files, name);
 	for (size_t i = 0; !idx->files && old && i < old->nfiles && !f; i++)
-		if (strcmp(old->files[i].name, name) == 0)
+		if (strcmp(old->names + old->files[i].name, name) == 0)
 			f = &old->files[i];
-	return f && f->ino == ino ? f : NULL;
+	return f && e4_filerec_ino(f) == ino ? f : NULL;
 }
 
 /* The inode of the subdirectory name when the entry still names the
@@ -342,17 +381,16 @@ static uint64_t kept_subdir(const OldIndex *idx, const char *name, uint64_t ino)
 static void drop_dir(E4Tree *tree, uint64_t ino, GHashTable *keep)
 {
 	DirRec *rec = dir_lookup(tree, ino);
-	if (!rec || g_hash_table_contains(keep, &ino))
+	if (!rec || (keep && g_hash_table_contains(keep, &ino)))
 		return;
 	unsettle(tree, rec);
 	/* Removed from the table before recursing: a stale cycle in the
 	 * cache ends here. */
-	gpointer key;
-	g_hash_table_steal_extended(tree->dirs, &ino, &key, NULL);
+	g_hash_table_steal(tree->dirs, &ino);
+	uncount_bytes(tree, rec);
 	for (size_t i = 0; i < rec->nsubdirs; i++)
 		if (rec->subdirs[i].ino)
 			drop_dir(tree, rec->subdirs[i].ino, keep);
-	g_free(key);
 	dir_rec_free(rec);
 }
 
@@ -387,6 +425,7 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	for (size_t i = 0; i < list.n; i++)
 		bytes += strlen(list.v[i].name) + 1;
 	rec->names = g_malloc(MAX(bytes, 1));
+	rec->names_len = MAX(bytes, 1);
 	char *next = rec->names;
 	rec->files = g_new0(FileRec, list.n);
 	rec->subdirs = g_new0(SubdirRec, list.n);
@@ -402,8 +441,11 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 		}
 		FileRec *f = &rec->files[rec->nfiles++];
 		const FileRec *prev = find_old(&idx, e->name, e->ino);
-		*f = prev ? *prev : (FileRec){ .ino = e->ino, .skip = -1 };
-		f->name = name;
+		if (prev)
+			e4_filerec_copy(f, prev);
+		else
+			e4_filerec_init(f, 0, e->ino);
+		f->name = (uint32_t)(name - rec->names);
 	}
 	old_index_clear(&idx);
 	if (old)
@@ -417,8 +459,8 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 
 static gint by_ino(gconstpointer a, gconstpointer b)
 {
-	const FileRec *x = *(FileRec *const *)a, *y = *(FileRec *const *)b;
-	return (x->ino > y->ino) - (x->ino < y->ino);
+	uint64_t x = e4_filerec_ino(*(FileRec *const *)a), y = e4_filerec_ino(*(FileRec *const *)b);
+	return (x > y) - (x < y);
 }
 
 /* Brings the cached record of the open directory fd (in scan->visited)
@@ -437,8 +479,10 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 			return NULL;
 		}
 		unsettle(tree, rec);
+		if (rec)
+			uncount_bytes(tree, rec);
 		drop_vanished(tree, rec, fresh, scan->visited);
-		g_hash_table_replace(tree->dirs, g_memdup2(&fresh->ino, sizeof(fresh->ino)), fresh);
+		g_hash_table_replace(tree->dirs, &fresh->ino, fresh);
 		rec = fresh;
 	}
 	/* Watched and untouched since the last check: no stat per file. */
@@ -447,9 +491,11 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	g_autoptr(GPtrArray) stale = g_ptr_array_new();
 	for (size_t i = 0; i < rec->nfiles; i++) {
 		FileRec *f = &rec->files[i];
-		bool fresh = trusted && !f->stale ? f->valid && !g_hash_table_remove(tree->forgotten, &f->ino)
-						  : still_valid(tree, fd, f);
-		f->stale = false;
+		uint64_t ino = e4_filerec_ino(f);
+		bool fresh = trusted && !e4_filerec_has(f, E4_FR_STALE)
+				     ? e4_filerec_has(f, E4_FR_VALID) && !g_hash_table_remove(tree->forgotten, &ino)
+				     : still_valid(tree, fd, rec->names, f);
+		e4_filerec_put(f, E4_FR_STALE, false);
 		if (!fresh)
 			g_ptr_array_add(stale, f);
 	}
@@ -458,7 +504,7 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	 * order, which is random on disk). */
 	g_ptr_array_sort(stale, by_ino);
 	for (size_t i = 0; i < stale->len; i += BATCH)
-		queue_job(scan, dir, (FileRec **)stale->pdata + i, MIN(BATCH, stale->len - i));
+		queue_job(scan, dir, rec->names, (FileRec **)stale->pdata + i, MIN(BATCH, stale->len - i));
 	shared_dir_unref(dir);
 	/* Events from now on mark it stale again (drained after the scan). */
 	rec->clean = tree->watch != NULL;
@@ -512,28 +558,31 @@ typedef struct {
 	void *user;
 } Aggregate;
 
-static void aggregate_file(Aggregate *ag, const FileRec *f, bool excluded)
+/* Adds the valid file f, named name, with its figures fig. */
+static void aggregate_file(Aggregate *ag, const FileRec *f, const char *name, const E4FileFigures *fig,
+			   bool excluded)
 {
-	if (!f->valid)
+	uint64_t ino = e4_filerec_ino(f);
+	if (e4_filerec_has(f, E4_FR_LINKED) && !g_hash_table_add(ag->seen, g_memdup2(&ino, sizeof(ino))))
 		return;
-	if (f->nlink > 1 && !g_hash_table_add(ag->seen, g_memdup2(&f->ino, sizeof(f->ino))))
-		return;
+	int skip = e4_filerec_skip(f);
 	if (ag->each) {
 		size_t mark = ag->path->len;
-		g_string_append(ag->path, f->name);
-		ag->each(&(E4TreeFile){ ag->path->str, f->skip, &f->fig, excluded || f->marked }, ag->user);
+		g_string_append(ag->path, name);
+		bool marked = excluded || e4_filerec_has(f, E4_FR_MARKED);
+		ag->each(&(E4TreeFile){ ag->path->str, skip, fig, marked }, ag->user);
 		g_string_truncate(ag->path, mark);
 	}
-	if (f->skip >= 0) {
-		e4_summary_skip(&ag->out->sum, (E4SkipReason)f->skip);
+	if (skip >= 0) {
+		e4_summary_skip(&ag->out->sum, (E4SkipReason)skip);
 		return;
 	}
-	e4_summary_add(&ag->out->sum, &f->fig);
-	if (!e4_top_wants(&ag->out->top, e4_figures_rank(&f->fig)))
+	e4_summary_add(&ag->out->sum, fig);
+	if (!e4_top_wants(&ag->out->top, e4_figures_rank(fig)))
 		return;
 	size_t mark = ag->path->len;
-	g_string_append(ag->path, f->name);
-	e4_top_offer(&ag->out->top, ag->path->str, &f->fig);
+	g_string_append(ag->path, name);
+	e4_top_offer(&ag->out->top, ag->path->str, fig);
 	g_string_truncate(ag->path, mark);
 }
 
@@ -549,11 +598,16 @@ static void aggregate_dir(Aggregate *ag, uint64_t ino, bool excluded)
 	E4DirLoc loc = {0};
 	for (size_t i = 0; i < rec->nfiles; i++) {
 		const FileRec *f = &rec->files[i];
-		aggregate_file(ag, f, excluded);
-		if (f->valid && f->skip < 0)
-			e4_dirloc_add(&loc, &f->fig);
+		if (!e4_filerec_has(f, E4_FR_VALID))
+			continue;
+		E4FileFigures fig;
+		e4_filerec_figures(f, &ag->tree->geom, &fig);
+		aggregate_file(ag, f, rec->names + f->name, &fig, excluded);
+		if (e4_filerec_skip(f) < 0)
+			e4_dirloc_add(&loc, &fig);
 	}
 	e4_summary_add_dirloc(&ag->out->sum, &loc);
+	count_bytes(ag->tree, rec);
 	for (size_t i = 0; i < rec->nsubdirs; i++) {
 		if (!rec->subdirs[i].ino)
 			continue;
@@ -580,19 +634,22 @@ static void agg_init(SubtreeAgg *agg, size_t top_cap)
 	e4_top_init(&agg->top, top_cap);
 }
 
-static void agg_add_file(Summer *sm, SubtreeAgg *agg, const FileRec *f)
+static void agg_add_file(Summer *sm, SubtreeAgg *agg, const FileRec *f, const char *name,
+			 const E4FileFigures *fig)
 {
-	if (f->nlink > 1) {
+	if (e4_filerec_has(f, E4_FR_LINKED)) {
 		agg->linked = true;
-		if (!g_hash_table_add(sm->seen, g_memdup2(&f->ino, sizeof(f->ino))))
+		uint64_t ino = e4_filerec_ino(f);
+		if (!g_hash_table_add(sm->seen, g_memdup2(&ino, sizeof(ino))))
 			return;
 	}
-	if (f->skip >= 0) {
-		e4_summary_skip(&agg->sum, (E4SkipReason)f->skip);
+	int skip = e4_filerec_skip(f);
+	if (skip >= 0) {
+		e4_summary_skip(&agg->sum, (E4SkipReason)skip);
 		return;
 	}
-	e4_summary_add(&agg->sum, &f->fig);
-	e4_top_offer(&agg->top, f->name, &f->fig);
+	e4_summary_add(&agg->sum, fig);
+	e4_top_offer(&agg->top, name, fig);
 }
 
 /* dst += the subtree src found in dst's directory under name. Its top
@@ -660,12 +717,15 @@ static void sum_subtree(Summer *sm, DirRec *rec, SubtreeAgg *out)
 		const FileRec *f = &rec->files[i];
 		/* Not inspected (it vanished, or could not be opened): tried
 		 * again at the next scan. */
-		settled = settled && f->valid;
-		if (!f->valid)
+		bool valid = e4_filerec_has(f, E4_FR_VALID);
+		settled = settled && valid;
+		if (!valid)
 			continue;
-		agg_add_file(sm, out, f);
-		if (f->skip < 0)
-			e4_dirloc_add(&loc, &f->fig);
+		E4FileFigures fig;
+		e4_filerec_figures(f, &sm->tree->geom, &fig);
+		agg_add_file(sm, out, f, rec->names + f->name, &fig);
+		if (e4_filerec_skip(f) < 0)
+			e4_dirloc_add(&loc, &fig);
 	}
 	e4_summary_add_dirloc(&out->sum, &loc);
 	out->weight += 1 + rec->nfiles;
@@ -678,6 +738,7 @@ static void sum_subtree(Summer *sm, DirRec *rec, SubtreeAgg *out)
 	rec->settled = settled;
 	if (settled && !rec->agg && !out->linked && out->weight >= AGG_MIN_WEIGHT)
 		rec->agg = agg_keep(out);
+	count_bytes(sm->tree, rec);
 }
 
 /* out's summary and top (of top_n) from the cache, for the directory ino. */
@@ -725,6 +786,57 @@ static void aggregate_each(E4Tree *tree, uint64_t ino, bool excluded, E4TreeResu
 	g_string_free(ag.path, TRUE);
 }
 
+typedef struct {
+	uint64_t ino;
+	uint32_t used;
+	size_t nsubdirs;
+} UseRank;
+
+/* Least recently read first; among equals, leaves first, so that a tree
+ * read whole loses its leaves before the directories above them. */
+static gint by_use(gconstpointer a, gconstpointer b)
+{
+	const UseRank *x = a, *y = b;
+	int32_t age = (int32_t)(x->used - y->used);
+	if (age != 0)
+		return age < 0 ? -1 : 1;
+	return (x->nsubdirs > y->nsubdirs) - (x->nsubdirs < y->nsubdirs);
+}
+
+/* Drops the least recently read directories (each with its cached
+ * subdirectories) until the cache is within its cap; with the tree
+ * locked, after a scan's result is made. */
+static void enforce_cap(E4Tree *tree)
+{
+	if (!tree->cache_limit || __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED) <= tree->cache_limit)
+		return;
+	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(UseRank), g_hash_table_size(tree->dirs));
+	GHashTableIter it;
+	gpointer value;
+	g_hash_table_iter_init(&it, tree->dirs);
+	while (g_hash_table_iter_next(&it, NULL, &value)) {
+		const DirRec *rec = value;
+		UseRank u = { rec->ino, rec->used, rec->nsubdirs };
+		g_array_append_val(order, u);
+	}
+	g_array_sort(order, by_use);
+	guint before = g_hash_table_size(tree->dirs);
+	for (guint i = 0; i < order->len; i++) {
+		if (__atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED) <= tree->cache_limit)
+			break;
+		drop_dir(tree, g_array_index(order, UseRank, i).ino, NULL);
+	}
+	__atomic_fetch_add(&tree->dirs_dropped, before - g_hash_table_size(tree->dirs), __ATOMIC_RELAXED);
+	g_array_free(order, TRUE);
+}
+
+void e4_tree_set_cache_limit(E4Tree *tree, uint64_t bytes)
+{
+	g_mutex_lock(&tree->lock);
+	tree->cache_limit = bytes;
+	g_mutex_unlock(&tree->lock);
+}
+
 static void scan_init(Scan *scan, E4Tree *tree)
 {
 	*scan = (Scan){ .tree = tree };
@@ -759,7 +871,7 @@ static int reopen_dir(int dirfd, struct stat *st)
 static FileRec *find_file(DirRec *rec, const char *name)
 {
 	for (size_t i = 0; i < rec->nfiles; i++)
-		if (strcmp(rec->files[i].name, name) == 0)
+		if (strcmp(rec->names + rec->files[i].name, name) == 0)
 			return &rec->files[i];
 	return NULL;
 }
@@ -778,7 +890,7 @@ static void mark_stale(const E4WatchEvent *ev, void *user)
 		return;
 	FileRec *f = ev->name ? find_file(rec, ev->name) : NULL;
 	if (f)
-		f->stale = true;
+		e4_filerec_put(f, E4_FR_STALE, true);
 	else
 		rec->clean = false;
 	unsettle(tree, rec);
@@ -902,6 +1014,7 @@ int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, 
 	} else {
 		sum_root(tree, st.st_ino, top_n, out);
 	}
+	enforce_cap(tree);
 	g_mutex_unlock(&tree->lock);
 	out->seconds = (double)(g_get_monotonic_time() - start) / 1e6;
 	out->when = time(NULL);
@@ -923,10 +1036,17 @@ int e4_tree_dir_files(E4Tree *tree, int dirfd, E4TreeFileFn fn, void *user)
 		rc = -ECANCELED;
 	for (size_t i = 0; rec && rc == 0 && i < rec->nfiles; i++) {
 		const FileRec *f = &rec->files[i];
-		if (!f->valid)
+		if (!e4_filerec_has(f, E4_FR_VALID))
 			continue;
-		E4TreeFile file = { f->name, f->skip, &f->fig, f->marked };
+		E4FileFigures fig;
+		e4_filerec_figures(f, &tree->geom, &fig);
+		E4TreeFile file = { rec->names + f->name, e4_filerec_skip(f), &fig,
+				    e4_filerec_has(f, E4_FR_MARKED) };
 		rc = fn(&file, user);
+	}
+	if (rec) {
+		count_bytes(tree, rec);
+		enforce_cap(tree);
 	}
 	g_mutex_unlock(&tree->lock);
 	return rc;
@@ -965,6 +1085,8 @@ void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
 	out->inspections = __atomic_load_n(&tree->inspections, __ATOMIC_RELAXED);
 	out->revalidations = __atomic_load_n(&tree->revalidations, __ATOMIC_RELAXED);
 	out->dir_opens = __atomic_load_n(&tree->dir_opens, __ATOMIC_RELAXED);
+	out->cache_bytes = __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED);
+	out->dirs_dropped = __atomic_load_n(&tree->dirs_dropped, __ATOMIC_RELAXED);
 }
 
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)
@@ -973,7 +1095,8 @@ E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)
 	tree->geom = *geom;
 	tree->dev = dev;
 	g_mutex_init(&tree->lock);
-	tree->dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, dir_rec_free);
+	/* Keyed by the record's own ino: no key allocated per directory. */
+	tree->dirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, dir_rec_free);
 	tree->forgotten = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	g_mutex_init(&tree->moved_lock);
 	tree->moved_us = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);

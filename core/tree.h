@@ -23,6 +23,10 @@ typedef struct {
 	uint64_t revalidations; /* cached files checked by a stat */
 	uint64_t dir_opens;     /* subdirectories a scan opened to check them
 	                         * (a settled subtree is not opened) */
+	uint64_t cache_bytes;   /* what the cached records take, bytes: directory
+	                         * and file records, names, side records and kept
+	                         * aggregates, without malloc's own overhead */
+	uint64_t dirs_dropped;  /* directory records dropped to keep the cap */
 } E4TreeCounters;
 
 typedef struct {
@@ -50,6 +54,14 @@ typedef int (*E4TreeFileFn)(const E4TreeFile *file, void *user);
  * files in parallel. */
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads);
 void e4_tree_free(E4Tree *tree);
+
+/* Caps the cache at bytes (0: no cap, the default). After each scan the
+ * least recently read directories' records are dropped, with their
+ * subdirectories', until the cache takes at most bytes; the next scan
+ * through them reads them again (and the directories above them are no
+ * longer settled). A scan holds every record of the subtree it reads, so
+ * the cache exceeds the cap during a read of a subtree larger than it. */
+void e4_tree_set_cache_limit(E4Tree *tree, uint64_t bytes);
 
 /* Lets go of the filesystem at once: stops watching it, and makes scans
  * under way end at their next file and every later one fail with

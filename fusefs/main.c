@@ -35,6 +35,7 @@ typedef struct {
 	unsigned autodefrag;
 	double autodefrag_quiet;
 	double autodefrag_window;
+	unsigned cache_mib;     /* 0: no cap */
 	E4JobLimits job_defaults;
 	int allow_other;
 } Options;
@@ -58,6 +59,7 @@ static const struct fuse_opt option_spec[] = {
 	FUSE_OPT_KEY("autodefrag=", KEY_AUTO),
 	FUSE_OPT_KEY("autodefrag_quiet=", KEY_AUTO),
 	FUSE_OPT_KEY("autodefrag_window=", KEY_AUTO),
+	OPT("cache_mib=%u", cache_mib),
 	/* defrag_seconds=, defrag_mibps=, defrag_min_runs=, defrag_hold_mib=: as in a trigger. */
 	FUSE_OPT_KEY("defrag_seconds=", KEY_JOB_LIMIT),
 	FUSE_OPT_KEY("defrag_mibps=", KEY_JOB_LIMIT),
@@ -169,6 +171,8 @@ static void usage(const char *prog)
 	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
 	       "    -o worst_first=0|1     defragment the most fragmented files first (default 0: directory by directory)\n"
 	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n"
+	       "    -o cache_mib=N         cap the per-file cache at N MiB, dropping the least recently read\n"
+	       "                           directories, read again when next needed (default 0: no cap)\n"
 	       "    -o donor_dir=PATH      a directory on the same filesystem for donors when the file's\n"
 	       "                           own is not writable (then SOURCE, if writable)\n"
 	       "    -o state_dir=PATH      where a job stopped by its deadline leaves what it finished, for\n"
@@ -304,6 +308,7 @@ static void auto_announce(const E4Fs *fs, const Options *opts)
 static void start_workers(E4Fs *fs, const Options *opts)
 {
 	fs->tree = e4_tree_new(&fs->info->geom, fs->info->dev, opts->scan_threads ? opts->scan_threads : 1);
+	e4_tree_set_cache_limit(fs->tree, (uint64_t)opts->cache_mib << 20);
 	E4fsAuto *autod = auto_setup(fs, opts);
 	int err = 0;
 	if (opts->watch && (err = e4_tree_watch(fs->tree, fs->root_fd)) == -EPERM)

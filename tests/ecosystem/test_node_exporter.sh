@@ -74,9 +74,9 @@ scrape() {
 [ -s "$TEXTDIR/e4infofs.prom" ] || fail "node-exporter.sh wrote no $TEXTDIR/e4infofs.prom"
 check_eq "$(ls -A "$TEXTDIR")" e4infofs.prom "files in the textfile directory"
 # Same content as the metrics file (scan counters and the node count may
-# move between two reads; the daemon's own gauges, e4infofs_nodes and
-# e4infofs_autodefrag_*, get the source label in the copy).
-diff <(grep -vE '_total|e4infofs_nodes|e4infofs_autodefrag' "$TEXTDIR/e4infofs.prom") <(grep -vE '_total|e4infofs_nodes|e4infofs_autodefrag' "$MNT/metrics") >/dev/null ||
+# move between two reads; the daemon's own gauges, e4infofs_nodes,
+# e4infofs_cache_bytes and e4infofs_autodefrag_*, get the source label in the copy).
+diff <(grep -vE '_total|e4infofs_nodes|e4infofs_cache_bytes|e4infofs_autodefrag' "$TEXTDIR/e4infofs.prom") <(grep -vE '_total|e4infofs_nodes|e4infofs_cache_bytes|e4infofs_autodefrag' "$MNT/metrics") >/dev/null ||
 	fail "e4infofs.prom differs from metrics: $(diff <(cat "$TEXTDIR/e4infofs.prom") <(cat "$MNT/metrics"))"
 scrape
 python3 "$HERE/prom_check.py" "$T/scrape.txt" "$MNT" "$SRC" "$TEXTDIR/e4infofs.prom" >"$T/counters.0" ||
@@ -89,7 +89,7 @@ grep -E '^e4infofs_[a-z_]+_total' "$MNT/metrics" | grep -vE '^e4infofs_[a-z_]+_t
 	fail "counters with other labels in metrics"
 grep -q '^e4infofs_nodes [0-9]*$' "$MNT/metrics" || fail "no e4infofs_nodes gauge without labels in metrics"
 grep -q '^e4infofs_autodefrag_enabled 0$' "$MNT/metrics" || fail "no e4infofs_autodefrag_enabled 0 in metrics"
-grep -E '^e4infofs_' "$MNT/metrics" | grep -vE '_total|^e4infofs_nodes |^e4infofs_autodefrag_(enabled|queue) ' | grep -vE '^e4infofs_[a-z_]+\{source="[^"]*",dir="([^"\\]|\\.)*"\} [0-9.]+$' &&
+grep -E '^e4infofs_' "$MNT/metrics" | grep -vE '_total|^e4infofs_nodes |^e4infofs_cache_bytes |^e4infofs_autodefrag_(enabled|queue) ' | grep -vE '^e4infofs_[a-z_]+\{source="[^"]*",dir="([^"\\]|\\.)*"\} [0-9.]+$' &&
 	fail "gauges without source and dir labels in metrics"
 
 # ---- a second mount on the same node_exporter: no clash ----------------------------------
