@@ -29,7 +29,14 @@ struct E4Watch {
 E4Watch *e4_watch_new(int mount_fd, bool files)
 {
 	unsigned flags = FAN_CLASS_NOTIF | FAN_REPORT_DFID_NAME | FAN_CLOEXEC | FAN_NONBLOCK;
-	int fd = fanotify_init(files ? flags | FAN_REPORT_FID : flags, O_RDONLY | O_CLOEXEC);
+	/* With files, a creation also names the file created (TARGET_FID,
+	 * Linux 5.17): its events then carry the same records as the writes
+	 * and attribute changes that follow, and the kernel merges all of a
+	 * new file's events still queued into one. Without it an untar sends
+	 * two events per file, each read and reported. */
+	int fd = files ? fanotify_init(flags | FAN_REPORT_FID | FAN_REPORT_TARGET_FID, O_RDONLY | O_CLOEXEC) : -1;
+	if (fd < 0)
+		fd = fanotify_init(files ? flags | FAN_REPORT_FID : flags, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
 	if (fanotify_mark(fd, FAN_MARK_ADD | FAN_MARK_FILESYSTEM, EVENTS, mount_fd, NULL) < 0) {

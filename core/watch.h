@@ -14,7 +14,10 @@ typedef struct E4Watch E4Watch;
  * deletions and renames. With files, events also carry the handle of the
  * object itself (FAN_REPORT_FID), so that writes to a regular file are
  * reported with that file's handle (see E4WatchEvent); the cost is one
- * more record per event, no syscall. Returns NULL with errno set when
+ * more record per event, no syscall. Where the kernel can (5.17), a
+ * creation, deletion or rename also carries the handle of the file it
+ * names, so that a new file's creation, writes and attribute changes
+ * merge into one event while queued. Returns NULL with errno set when
  * fanotify cannot do it (not root, old kernel). */
 E4Watch *e4_watch_new(int mount_fd, bool files);
 void e4_watch_free(E4Watch *w);
