@@ -71,6 +71,8 @@ typedef struct {
 	                         * (setting it changes the directory's ctime) */
 	uint32_t used;          /* the scan that last read it (low bits), for the cap */
 	uint64_t bytes;         /* what it takes, as counted in cache_bytes */
+	uint64_t extra;         /* of which its files' side records */
+	bool extra_stale;       /* inspections may have changed extra */
 	size_t names_len;       /* bytes of names */
 } DirRec;
 
@@ -220,11 +222,16 @@ static void dir_rec_free(gpointer p)
  * inspections): call once its jobs are done. */
 static void count_bytes(E4Tree *tree, DirRec *rec)
 {
+	/* Side records change only where files were inspected: a re-read
+	 * that inspected nothing does not walk the files again. */
+	if (rec->extra_stale) {
+		rec->extra = 0;
+		for (size_t i = 0; i < rec->nfiles; i++)
+			rec->extra += e4_filerec_extra_bytes(&rec->files[i]);
+		rec->extra_stale = false;
+	}
 	uint64_t b = sizeof(*rec) + rec->names_len + rec->nfiles * sizeof(FileRec) +
-		     rec->nsubdirs * sizeof(SubdirRec);
-	for (size_t i = 0; i < rec->nfiles; i++)
-		b += e4_filerec_extra_bytes(&rec->files[i]);
-	b += agg_bytes(rec->agg);
+		     rec->nsubdirs * sizeof(SubdirRec) + rec->extra + agg_bytes(rec->agg);
 	__atomic_fetch_add(&tree->cache_bytes, b - rec->bytes, __ATOMIC_RELAXED);
 	rec->bytes = b;
 	rec->used = (uint32_t)__atomic_load_n(&tree->scans, __ATOMIC_RELAXED);
@@ -421,6 +428,7 @@ static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec 
 	rec->mtime_ns = ns(&st->st_mtim);
 	rec->ctime_ns = ns(&st->st_ctim);
 	rec->marked = e4_exclude_marked(fd);
+	rec->extra_stale = true;
 	size_t bytes = 0;
 	for (size_t i = 0; i < list.n; i++)
 		bytes += strlen(list.v[i].name) + 1;
@@ -503,6 +511,7 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	 * inode table readahead serves in large reads (names come in hash
 	 * order, which is random on disk). */
 	g_ptr_array_sort(stale, by_ino);
+	rec->extra_stale = rec->extra_stale || stale->len > 0;
 	for (size_t i = 0; i < stale->len; i += BATCH)
 		queue_job(scan, dir, rec->names, (FileRec **)stale->pdata + i, MIN(BATCH, stale->len - i));
 	shared_dir_unref(dir);
@@ -804,12 +813,16 @@ static gint by_use(gconstpointer a, gconstpointer b)
 }
 
 /* Drops the least recently read directories (each with its cached
- * subdirectories) until the cache is within its cap; with the tree
- * locked, after a scan's result is made. */
+ * subdirectories) until the cache is within its cap, and then some: down
+ * to seven eighths of it, so that the sort of every directory this takes
+ * is paid once per eighth of the cap read anew, not after every read
+ * once the cache is full. With the tree locked, after a scan's result is
+ * made. */
 static void enforce_cap(E4Tree *tree)
 {
 	if (!tree->cache_limit || __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED) <= tree->cache_limit)
 		return;
+	uint64_t low = tree->cache_limit - tree->cache_limit / 8;
 	GArray *order = g_array_sized_new(FALSE, FALSE, sizeof(UseRank), g_hash_table_size(tree->dirs));
 	GHashTableIter it;
 	gpointer value;
@@ -822,7 +835,7 @@ static void enforce_cap(E4Tree *tree)
 	g_array_sort(order, by_use);
 	guint before = g_hash_table_size(tree->dirs);
 	for (guint i = 0; i < order->len; i++) {
-		if (__atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED) <= tree->cache_limit)
+		if (__atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED) <= low)
 			break;
 		drop_dir(tree, g_array_index(order, UseRank, i).ino, NULL);
 	}
