@@ -9,7 +9,8 @@
 #
 #   tests/bench/large.sh [--runs N] [--e4infofs PATH] [--out FILE]
 #
-# Needs root; about 6 GiB under ${BENCH_DIR:-/var/tmp/e4bench}. Writes a
+# Needs root; about 6 GiB under ${BENCH_DIR:-/var/tmp/e4bench} (BENCH_KEEP=1
+# keeps the daemon's log and the job statuses there: lib.sh). Writes a
 # markdown report (default docs/benchmarks-large.md). Exit status 0 when
 # every step worked (a file above its ideal is reported, not a failure).
 set -u -o pipefail
@@ -31,40 +32,10 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ "$(id -u)" -eq 0 ] || { echo "SKIP [large bench]: needs root" >&2; exit 77; }
+. "$HERE/lib.sh"
+bench_init large
 E4INFOFS=$(cd "$(dirname "$E4INFOFS")" && pwd)/$(basename "$E4INFOFS")
-[ -x "$E4INFOFS" ] && [ -x "$MKFRAG" ] || { echo "FAIL [large bench]: build first ($E4INFOFS, $MKFRAG)" >&2; exit 1; }
-BENCH_DIR=${BENCH_DIR:-/var/tmp/e4bench}
-mkdir -p "$BENCH_DIR"
-W=$(mktemp -d "$BENCH_DIR/large.XXXXXX")
-MOUNTS=()
-LOOPS=()
-PIDS=()
-log() { echo "[large bench $(date +%T)] $*" >&2; }
-die() { echo "FAIL [large bench]: $*" >&2; exit 1; }
-cleanup() {
-	local i
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount "${MOUNTS[$i]}" 2>/dev/null || umount -l "${MOUNTS[$i]}" 2>/dev/null
-	done
-	for i in "${PIDS[@]}"; do kill "$i" 2>/dev/null; done
-	for i in "${LOOPS[@]}"; do losetup -d "$i" 2>/dev/null; done
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-attach() {
-	DEV=$(losetup -f --show --direct-io=on "$1") || die "losetup $1"
-	LOOPS+=("$DEV")
-	mkdir -p "$2"
-	mount -o noatime "$DEV" "$2" || die "mount $DEV"
-	MOUNTS+=("$2")
-}
-detach() {
-	umount "$1" || die "umount $1"
-	losetup -d "$2"
-}
+[ -x "$E4INFOFS" ] && [ -x "$MKFRAG" ] || die "build first ($E4INFOFS, $MKFRAG)"
 
 # Group: count size_kib chunk_kib.
 GROUPS_=("3 65536 1024" "3 98304 2048" "3 204800 4096" "3 262144 8192")
@@ -92,7 +63,7 @@ for ((run = 1; run <= RUNS; run++)); do
 	rm -f "$img"
 	truncate -s 3G "$img"
 	mkfs.ext4 -q -F -b 4096 -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$img" >/dev/null || die "mkfs"
-	attach "$img" "$W/gen"
+	attach "$img" "$W/gen" --direct-io=on
 	mkdir -p "$W/gen/tree"
 	g=0
 	for spec in "${GROUPS_[@]}"; do
@@ -103,12 +74,11 @@ for ((run = 1; run <= RUNS; run++)); do
 	sync
 	per_file "$W/gen/tree" >"$W/before.txt"
 	detach "$W/gen" "$DEV"
-	MOUNTS=()
 	maxfree=$(e2freefrag "$img" | sed -n 's/.*Max\. free extent: \([0-9]*\) KB.*/\1/p')
 	cp --sparse=always "$img" "$W/e4d.img"
 
 	# e4infofs
-	attach "$img" "$W/i"
+	attach "$img" "$W/i" --direct-io=on
 	devi=$DEV
 	mkdir -p "$W/fi"
 	"$E4INFOFS" "$W/i/tree" "$W/fi" -f >>"$W/daemon.log" 2>&1 &
@@ -127,7 +97,7 @@ for ((run = 1; run <= RUNS; run++)); do
 	detach "$W/i" "$devi"
 
 	# e4defrag
-	attach "$W/e4d.img" "$W/e"
+	attach "$W/e4d.img" "$W/e" --direct-io=on
 	deve=$DEV
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
@@ -137,7 +107,6 @@ for ((run = 1; run <= RUNS; run++)); do
 	td=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
 	per_file "$W/e/tree" >"$W/e4d.$run.txt"
 	detach "$W/e" "$deve"
-	MOUNTS=()
 	rm -f "$W/e4d.img"
 
 	read -r rb _ nf _ < <(summary "$W/before.txt")

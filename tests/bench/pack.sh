@@ -35,35 +35,9 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [ ${#CORPORA[@]} -eq 0 ] && CORPORA=(a b)
-[ "$(id -u)" -eq 0 ] || { echo "SKIP [pack bench]: needs root" >&2; exit 77; }
+. "$HERE/lib.sh"
+bench_init pack
 E4INFOFS=$(cd "$(dirname "$E4INFOFS")" && pwd)/$(basename "$E4INFOFS")
-BENCH_DIR=${BENCH_DIR:-/var/tmp/e4bench}
-mkdir -p "$BENCH_DIR"
-W=$(mktemp -d "$BENCH_DIR/pack.XXXXXX")
-MOUNTS=()
-LOOPS=()
-PIDS=()
-log() { echo "[pack bench $(date +%T)] $*" >&2; }
-cleanup() {
-	local i
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount "${MOUNTS[$i]}" 2>/dev/null || umount -l "${MOUNTS[$i]}" 2>/dev/null
-	done
-	for i in "${PIDS[@]}"; do kill "$i" 2>/dev/null; done
-	for i in "${LOOPS[@]}"; do losetup -d "$i" 2>/dev/null; done
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# attach IMG DIR: loop device and mount; sets DEV.
-attach() {
-	DEV=$(losetup -f --show "$1") || exit 1
-	LOOPS+=("$DEV")
-	mkdir -p "$2"
-	mount "$DEV" "$2" || exit 1
-	MOUNTS+=("$2")
-}
 
 # cold_read DIR DEV: "seconds requests" of reading DIR's files in readdir
 # order (timed inside the reader, without its start-up).
@@ -120,7 +94,7 @@ treat() {
 	dls=$(python3 "$REPO/tests/tools/dls.py" "$m/tree/$rel" | awk '{ print $3 }')
 	read=$(cold_read "$m/tree/$rel" "$DEV")
 	echo "$dls $read $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
-	umount "$m"
+	detach "$m" "$DEV"
 }
 
 rows=()
@@ -144,7 +118,7 @@ for d, subs, files in os.walk(sys.argv[1]):
 print(best[0])' "$W/gen/tree")
 	nfiles=$(find "$W/gen/tree/$rel" -maxdepth 1 -type f | wc -l)
 	bytes=$(du -sb "$W/gen/tree/$rel" | awk '{ print $1 }')
-	umount "$W/gen"
+	detach "$W/gen" "$DEV"
 	log "corpus $c: largest directory $rel ($nfiles files, $bytes bytes)"
 	for how in none pack defrag e4defrag; do
 		r=$(treat "$how" "$img" "$rel")

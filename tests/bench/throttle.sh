@@ -50,34 +50,15 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ "$(id -u)" -eq 0 ] || { echo "SKIP [throttle bench]: needs root" >&2; exit 77; }
+. "$HERE/lib.sh"
+bench_init throttle
 E4INFOFS=$(cd "$(dirname "$E4INFOFS")" && pwd)/$(basename "$E4INFOFS")
-{ [ -x "$E4INFOFS" ] && [ -x "$MKFRAG" ]; } || { echo "FAIL [throttle bench]: build first ($E4INFOFS, $MKFRAG)" >&2; exit 1; }
+{ [ -x "$E4INFOFS" ] && [ -x "$MKFRAG" ]; } || die "build first ($E4INFOFS, $MKFRAG)"
 read -r -a THR <<<"$THREADS"
 read -r -a SECS <<<"$SECONDS_LIST"
 [ ${#THR[@]} -eq ${#SECS[@]} ] || { echo "FAIL [throttle bench]: --threads and --seconds differ in length" >&2; exit 2; }
-BENCH_DIR=${BENCH_DIR:-/var/tmp/e4bench}
-mkdir -p "$BENCH_DIR"
-W=$(mktemp -d "$BENCH_DIR/throttle.XXXXXX")
-MOUNTS=()
-LOOPS=()
-PIDS=()
 T_START=$EPOCHREALTIME
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
-log() { echo "[throttle bench $(date +%T)] $*" >&2; }
-die() { echo "FAIL [throttle bench]: $*" >&2; exit 1; }
-cleanup() {
-	local i
-	for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-		umount "${MOUNTS[$i]}" 2>/dev/null || umount -l "${MOUNTS[$i]}" 2>/dev/null || true
-	done
-	for i in "${PIDS[@]}"; do kill "$i" 2>/dev/null || true; done
-	for i in "${LOOPS[@]}"; do losetup -d "$i" 2>/dev/null || true; done
-	rm -rf "$W"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
 secs_since() { awk -v a="$1" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }'; }
 dkey() { sed -n "s/^$2: //p" "$1" | head -n1; }
 
@@ -85,11 +66,8 @@ dkey() { sed -n "s/^$2: //p" "$1" | head -n1; }
 img=$W/img
 truncate -s $((CORPUS_MIB * 2 + READER_MIB + 2048))M "$img"
 mkfs.ext4 -q -F -b 4096 -m 0 -E lazy_itable_init=0,lazy_journal_init=0 "$img" >/dev/null || die "mkfs"
-DEV=$(losetup -f --show --direct-io=on "$img") || die "losetup"
-LOOPS+=("$DEV")
-mkdir -p "$W/m" "$W/f"
-mount -o noatime "$DEV" "$W/m" || die "mount $DEV"
-MOUNTS+=("$W/m")
+attach "$img" "$W/m" --direct-io=on
+mkdir -p "$W/f"
 STAT=/sys/block/$(basename "$DEV")/stat
 mkdir -p "$W/m/corpus/a" "$W/m/corpus/b" "$W/m/other"
 t=$EPOCHREALTIME
