@@ -58,7 +58,13 @@ start_e4infofs
 echo compact >"$MNT/defrag" || fail "echo compact > \$MNT/defrag"
 log "status: $(grep -v ': 0$' "$MNT/defrag" | tr '\n' ' ')"
 check_eq "$(dkey "$MNT/defrag" state)" done "state"
-[ "$(dkey "$MNT/defrag" room_files_moved)" -gt 0 ] || fail "nothing moved"
+if [ "$(dkey "$MNT/defrag" room_files_moved)" -eq 0 ]; then
+	# Seen once on a loaded machine (done in 0.011 s): what the job saw
+	# (fail shows the daemon's log).
+	log "freespace: $(tr '\n' ' ' <"$MNT/freespace")"
+	log "small files: $(find "$SRC/small" -type f | wc -l), runs: $(filefrag "$SRC"/small/* | awk '{ n += $(NF - 2) } END { print n }')"
+	fail "nothing moved"
+fi
 max_kib=$(sed -n 's/^max_free_extent_kib: //p' "$MNT/freespace")
 stop_e4infofs
 after_kib=$(max_free_kib)
