@@ -545,6 +545,14 @@ int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks, bool pow2)
 	return fd;
 }
 
+int e4_defrag_place(E4Defrag *d, int dirfd, uint64_t start, uint64_t blocks, uint64_t max_fence, E4Placed *out)
+{
+	g_mutex_lock(&d->alloc_lock);
+	int rc = e4_place_window(dirfd, start, blocks, d->geom.block_size, max_fence, out);
+	g_mutex_unlock(&d->alloc_lock);
+	return rc;
+}
+
 void e4_defrag_room_changed(E4Defrag *d)
 {
 	g_mutex_lock(&d->alloc_lock);

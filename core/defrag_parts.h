@@ -9,6 +9,7 @@
 
 #include "defrag.h"
 #include "donor.h"
+#include "probe.h"
 
 /* Checks that the regular file open as fd (O_PATH is enough) may be moved
  * by uid now (owner or root; not immutable, append-only, swap, locked by
@@ -26,6 +27,12 @@ int e4_defrag_admit(E4Defrag *d, int fd, uid_t uid, bool one_block, E4FileDefrag
  * (e4_donor_create_pow2: to land in a cleared aligned region). Returns its
  * fd or -errno (ENOSPC...). */
 int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks, bool pow2);
+
+/* e4_place_window (probe.h) for the window [start, start + blocks) with
+ * pieces made in dirfd, while no other donor of the engine is allocated:
+ * an allocation of another job between two probes would take the place
+ * a probe was to find. 0 or -errno; out as e4_place_window's. */
+int e4_defrag_place(E4Defrag *d, int dirfd, uint64_t start, uint64_t blocks, uint64_t max_fence, E4Placed *out);
 
 /* Tells the engine that room was made: what it learnt of the free space
  * (the map, the last donor that came out no better) no longer holds. */

@@ -651,12 +651,49 @@ static uint64_t region_blocks(uint64_t span)
 	return n;
 }
 
-/* Moves the admitted file rw (its data in ranges, within the first
- * `blocks` blocks) into a donor of exactly `blocks` blocks, when that one
- * comes out in fewer runs than the file has. */
-static void move_into_room(E4Defrag *d, int rw, int dirfd, const E4Ranges *ranges, uint64_t blocks,
-			   uint32_t runs, const E4DefragOpts *opts, E4FileDefrag *res)
+/* Moves the parts of ranges that lie in [from, from + len) from donor,
+ * whose block 0 is the file's block from. False when the move stopped
+ * (res says why). */
+static bool move_part(E4Defrag *d, int rw, int donor, const E4Ranges *ranges, uint64_t from, uint64_t len,
+		      const E4DefragOpts *opts, E4FileDefrag *res)
 {
+	g_autofree E4Range *v = g_new(E4Range, ranges->n ? ranges->n : 1);
+	g_autofree uint64_t *starts = g_new(uint64_t, ranges->n ? ranges->n : 1);
+	E4Ranges part = { v, 0 };
+	for (size_t i = 0; i < ranges->n; i++) {
+		uint64_t a = MAX(ranges->v[i].start, from);
+		uint64_t b = MIN(ranges->v[i].start + ranges->v[i].len, from + len);
+		if (a >= b)
+			continue;
+		starts[part.n] = a - from;
+		v[part.n++] = (E4Range){ a, b - a };
+	}
+	if (part.n)
+		e4_defrag_move(d, rw, donor, &part, starts, opts, res);
+	return res->outcome == E4_OUTCOME_IMPROVED;
+}
+
+/* Moves the admitted file rw (its data in ranges, within the first
+ * `blocks` blocks) into the cleared region, piece by piece where they
+ * could be placed there (probe.h), else into one donor of exactly
+ * `blocks` blocks when that one comes out in fewer runs than the file
+ * has. */
+static void move_into_room(E4Defrag *d, int rw, int dirfd, const E4Ranges *ranges, const E4Region *region,
+			   uint64_t blocks, uint32_t runs, const E4DefragOpts *opts, E4FileDefrag *res)
+{
+	E4Placed pl;
+	int rc = e4_defrag_place(d, dirfd, region->start, blocks, e4_room_hold_bytes(opts) / e4_defrag_geometry(d)->block_size,
+				 &pl);
+	e4_placed_drop_fences(&pl);
+	if (rc == 0 && runs > 1) {
+		res->outcome = E4_OUTCOME_IMPROVED;
+		for (uint64_t i = 0; i < pl.n; i++)
+			if (!move_part(d, rw, pl.piece_fd[i], ranges, i * pl.piece_blocks, pl.piece_blocks, opts, res))
+				break;
+		e4_placed_clear(&pl);
+		return;
+	}
+	e4_placed_clear(&pl);
 	int donor = e4_defrag_new_donor(d, dirfd, blocks, true);
 	if (donor < 0) {
 		res->outcome = E4_OUTCOME_NO_GAIN;
@@ -718,7 +755,7 @@ void e4_defrag_file_making_room(E4Defrag *d, int fd, int donor_dirfd, int root_f
 	e4_ranges_clear(&ranges);
 	if (rw >= 0 && ranges_of(d, rw, &ranges, &runs) == 0) {
 		res.runs_before = runs;
-		move_into_room(d, rw, donor_dirfd, &ranges, blocks, runs, opts, &res);
+		move_into_room(d, rw, donor_dirfd, &ranges, &room->region, blocks, runs, opts, &res);
 		uint32_t after = runs;
 		E4Ranges ignore = {0};
 		if (ranges_of(d, rw, &ignore, &after) == 0)

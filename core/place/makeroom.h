@@ -83,7 +83,10 @@ int e4_compact(E4Defrag *d, int root_fd, uint64_t max_bytes, const E4DefragOpts 
 
 /* e4_defrag_file, and then, when the file is still above its ideal
  * (e4_defrag_needed) and the caller is root: e4_make_room for its data
- * blocks, and e4_defrag_file once more. *out tells the whole (runs before
+ * blocks, and its blocks moved into pieces placed in the region
+ * (probe.h), or when they cannot be placed within the fences' bound,
+ * into one donor of the region's size in requests of powers of two when
+ * that one has fewer runs than the file. *out tells the whole (runs before
  * the first try, after the last; bytes of the file moved by both); room
  * (zeroed when no room was made) what making room did. */
 void e4_defrag_file_making_room(E4Defrag *d, int fd, int donor_dirfd, int root_fd, const E4DefragOpts *opts,

@@ -1,0 +1,102 @@
+#include "probe.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <glib.h>
+
+#include "fiemap.h"
+
+/* Where a new piece of len blocks landed: its first block, when it is one
+ * run of exactly len blocks; UINT64_MAX otherwise (split, or no map). */
+static uint64_t landed_at(int fd, uint64_t len, uint32_t bs)
+{
+	E4ExtentMap map = {0};
+	uint64_t at = UINT64_MAX;
+	if (e4_fiemap_read(fd, &map) == 0 && map.n > 0) {
+		uint64_t start = map.ext[0].physical / bs, run = 0;
+		for (size_t i = 0; i < map.n; i++)
+			if (map.ext[i].physical / bs == start + run)
+				run += map.ext[i].length / bs;
+		if (run == len)
+			at = start;
+	}
+	e4_extent_map_clear(&map);
+	return at;
+}
+
+/* A new unnamed file holding a fresh allocation of len blocks, or -errno. */
+static int new_piece(int dirfd, uint64_t len, uint32_t bs)
+{
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (fallocate(fd, 0, 0, (off_t)(len * bs)) < 0) {
+		int rc = -errno;
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+static void add_fence(E4Placed *p, int fd, uint64_t blocks)
+{
+	p->fence_fd = g_renew(int, p->fence_fd, p->nfences + 1);
+	p->fence_fd[p->nfences++] = fd;
+	p->fenced_blocks += blocks;
+}
+
+int e4_place_window(int dirfd, uint64_t start, uint64_t blocks, uint32_t block_size, uint64_t max_fence,
+		    E4Placed *out)
+{
+	*out = (E4Placed){0};
+	if (blocks == 0)
+		return -EINVAL;
+	out->piece_blocks = MIN(blocks, (uint64_t)E4_PLACE_PIECE_MAX);
+	if (blocks % out->piece_blocks || start % out->piece_blocks)
+		return -EINVAL;
+	out->n = blocks / out->piece_blocks;
+	out->piece_fd = g_new(int, out->n);
+	for (uint64_t i = 0; i < out->n; i++)
+		out->piece_fd[i] = -1;
+	/* Each allocation lands in a slot of the window (kept, whatever the
+	 * slot: all are alike) or elsewhere (fenced, so the next one does
+	 * not land there again). */
+	for (uint64_t left = out->n; left > 0;) {
+		int fd = new_piece(dirfd, out->piece_blocks, block_size);
+		if (fd < 0)
+			return fd;
+		uint64_t at = landed_at(fd, out->piece_blocks, block_size);
+		uint64_t slot = at >= start && at != UINT64_MAX ? (at - start) / out->piece_blocks : out->n;
+		if (slot < out->n && (at - start) % out->piece_blocks == 0 && out->piece_fd[slot] < 0) {
+			out->piece_fd[slot] = fd;
+			left--;
+			continue;
+		}
+		if (out->fenced_blocks + out->piece_blocks > max_fence) {
+			close(fd);
+			return -ENOSPC;
+		}
+		add_fence(out, fd, out->piece_blocks);
+	}
+	return 0;
+}
+
+void e4_placed_drop_fences(E4Placed *p)
+{
+	for (uint64_t i = 0; i < p->nfences; i++)
+		close(p->fence_fd[i]);
+	g_clear_pointer(&p->fence_fd, g_free);
+	p->nfences = 0;
+	p->fenced_blocks = 0;
+}
+
+void e4_placed_clear(E4Placed *p)
+{
+	e4_placed_drop_fences(p);
+	for (uint64_t i = 0; p->piece_fd && i < p->n; i++)
+		if (p->piece_fd[i] >= 0)
+			close(p->piece_fd[i]);
+	g_clear_pointer(&p->piece_fd, g_free);
+	p->n = 0;
+}
