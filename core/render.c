@@ -406,6 +406,8 @@ char *e4_render_metrics(const E4Metrics *m)
 		     m->tree.cache_bytes);
 	metric_counter(out, "e4infofs_cache_dirs_dropped_total",
 		       "Directory records dropped to keep the cache within cache_mib.", m->tree.dirs_dropped);
+	metric_counter(out, "e4infofs_watch_events_total",
+		       "Change events read from the filesystem's fanotify watch.", m->tree.watch_events);
 	metric_value(out, "e4infofs_nodes", "gauge",
 		     "Directories and files the kernel holds looked up through the mount.", m->nodes);
 	metric_counter(out, "e4infofs_defrag_jobs_total", "Defragmentation jobs finished.", m->jobs);

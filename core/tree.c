@@ -97,7 +97,7 @@ struct E4Tree {
 	GMutex moved_lock;      /* guards moved_us, not the scan lock: stat needs it */
 	GHashTable *moved_us;   /* ino -> realtime of its last e4_tree_forget_inode */
 	E4TreeWriteFn on_write; /* set before the watch: writes to files */
-	uint64_t drained;       /* events reported (with the lock) */
+	uint64_t drained;       /* atomic: events reported (with the lock) */
 	int64_t drain_us;       /* monotonic time of the drain under way */
 	void *on_write_user;
 };
@@ -895,7 +895,7 @@ static FileRec *find_file(DirRec *rec, const char *name)
 static void mark_stale(const E4WatchEvent *ev, void *user)
 {
 	E4Tree *tree = user;
-	tree->drained++;
+	__atomic_fetch_add(&tree->drained, 1, __ATOMIC_RELAXED);
 	if (ev->file && tree->on_write)
 		tree->on_write(ev->file, ev->dir, tree->drain_us, tree->on_write_user);
 	DirRec *rec = ev->dir_ino ? dir_lookup(tree, ev->dir_ino) : NULL;
@@ -1100,6 +1100,7 @@ void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
 	out->dir_opens = __atomic_load_n(&tree->dir_opens, __ATOMIC_RELAXED);
 	out->cache_bytes = __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED);
 	out->dirs_dropped = __atomic_load_n(&tree->dirs_dropped, __ATOMIC_RELAXED);
+	out->watch_events = __atomic_load_n(&tree->drained, __ATOMIC_RELAXED);
 }
 
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads)

@@ -27,6 +27,8 @@ typedef struct {
 	                         * and file records, names, side records and kept
 	                         * aggregates, without malloc's own overhead */
 	uint64_t dirs_dropped;  /* directory records dropped to keep the cap */
+	uint64_t watch_events;  /* change events read from the watch (after the
+	                         * kernel merged those of one file still queued) */
 } E4TreeCounters;
 
 typedef struct {
