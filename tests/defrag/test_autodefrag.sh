@@ -183,7 +183,8 @@ log "untar of 100,000 files: $wall ms, daemon CPU $cpu ms ($((cpu * 1000 / wall 
 # every run: the CPU goes to reading the events (fanotify_read in the
 # kernel, 130-270 ms per 100,000 files), and the ratio rises as the disk
 # lets tar go faster: 3.4-4.3% over untars of 3.8-4.0 s, 5.2-6.3% (release
-# build too) over untars of 3.0-3.5 s on 2026-12-06. The test guards
+# build too) over untars of 3.0-3.5 s on 2026-12-06, then 4.2-4.7% once
+# a file's events merged into one (FAN_REPORT_TARGET_FID). The test guards
 # against regressions at 8% (the drainer woken at every event took 51%),
 # and says where the target was missed; docs/defrag.md has the figures.
 # A sanitizer build runs the daemon several times slower (ASan measured
