@@ -693,7 +693,15 @@ static void move_into_room(E4Defrag *d, int rw, int dirfd, const E4Ranges *range
 		e4_placed_clear(&pl);
 		return;
 	}
+	/* What was placed and fenced is freed in the running transaction,
+	 * and no allocation can have it before that commits: the region's
+	 * pieces too. Commit, or the donor below finds less room than
+	 * before the try (measured: corpus b cheese ended at 10,674 runs
+	 * instead of 3,468 without it). */
+	bool held = pl.n > 0;
 	e4_placed_clear(&pl);
+	if (held)
+		syncfs(dirfd);
 	int donor = e4_defrag_new_donor(d, dirfd, blocks, true);
 	if (donor < 0) {
 		res->outcome = E4_OUTCOME_NO_GAIN;
