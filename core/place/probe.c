@@ -1,11 +1,12 @@
 #include "probe.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <unistd.h>
 #include <glib.h>
 
+#include "donor.h"
 #include "fiemap.h"
+#include "figures.h"
 
 /* Where a new piece of len blocks landed: its first block, when it is one
  * run of exactly len blocks; UINT64_MAX otherwise (split, or no map). */
@@ -13,30 +14,15 @@ static uint64_t landed_at(int fd, uint64_t len, uint32_t bs)
 {
 	E4ExtentMap map = {0};
 	uint64_t at = UINT64_MAX;
-	if (e4_fiemap_read(fd, &map) == 0 && map.n > 0) {
-		uint64_t start = map.ext[0].physical / bs, run = 0;
+	if (e4_fiemap_read(fd, &map) == 0 && map.n > 0 && e4_count_runs(map.ext, map.n) == 1) {
+		uint64_t bytes = 0;
 		for (size_t i = 0; i < map.n; i++)
-			if (map.ext[i].physical / bs == start + run)
-				run += map.ext[i].length / bs;
-		if (run == len)
-			at = start;
+			bytes += map.ext[i].length;
+		if (bytes == len * bs)
+			at = map.ext[0].physical / bs;
 	}
 	e4_extent_map_clear(&map);
 	return at;
-}
-
-/* A new unnamed file holding a fresh allocation of len blocks, or -errno. */
-static int new_piece(int dirfd, uint64_t len, uint32_t bs)
-{
-	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
-	if (fallocate(fd, 0, 0, (off_t)(len * bs)) < 0) {
-		int rc = -errno;
-		close(fd);
-		return rc;
-	}
-	return fd;
 }
 
 static void add_fence(E4Placed *p, int fd, uint64_t blocks)
@@ -63,7 +49,7 @@ int e4_place_window(int dirfd, uint64_t start, uint64_t blocks, uint32_t block_s
 	 * slot: all are alike) or elsewhere (fenced, so the next one does
 	 * not land there again). */
 	for (uint64_t left = out->n; left > 0;) {
-		int fd = new_piece(dirfd, out->piece_blocks, block_size);
+		int fd = e4_donor_create_pow2(dirfd, out->piece_blocks, block_size);
 		if (fd < 0)
 			return fd;
 		uint64_t at = landed_at(fd, out->piece_blocks, block_size);
