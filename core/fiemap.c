@@ -13,7 +13,7 @@
  * small enough to stay on the stack-free heap cheaply (32 KiB). */
 #define BATCH 584
 
-static int map_push(E4ExtentMap *map, const struct fiemap_extent *fe)
+int e4_extent_map_push(E4ExtentMap *map, const E4Extent *e)
 {
 	if (map->n == map->cap) {
 		size_t cap = map->cap ? map->cap * 2 : 16;
@@ -23,13 +23,19 @@ static int map_push(E4ExtentMap *map, const struct fiemap_extent *fe)
 		map->ext = ext;
 		map->cap = cap;
 	}
-	map->ext[map->n++] = (E4Extent){
+	map->ext[map->n++] = *e;
+	return 0;
+}
+
+static int map_push(E4ExtentMap *map, const struct fiemap_extent *fe)
+{
+	E4Extent e = {
 		.logical = fe->fe_logical,
 		.physical = fe->fe_physical,
 		.length = fe->fe_length,
 		.flags = fe->fe_flags,
 	};
-	return 0;
+	return e4_extent_map_push(map, &e);
 }
 
 #if __has_include(<valgrind/memcheck.h>)

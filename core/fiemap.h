@@ -26,6 +26,9 @@ typedef struct {
  * Returns 0, or -errno (EOPNOTSUPP where the fs has no FIEMAP, ENOMEM). */
 int e4_fiemap_read(int fd, E4ExtentMap *map);
 
+/* Appends a record (the map grows as needed). Returns 0 or -ENOMEM. */
+int e4_extent_map_push(E4ExtentMap *map, const E4Extent *e);
+
 /* Frees the records; the map may be reused. */
 void e4_extent_map_clear(E4ExtentMap *map);
 

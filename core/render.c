@@ -394,8 +394,12 @@ char *e4_render_metrics(const E4Metrics *m)
 	metric_per_dir(out, m, "e4infofs_fragmented_files", "Files with more runs than their ideal.",
 		       fig_fragmented);
 	metric_counter(out, "e4infofs_scans_total", "Subtree and directory scans served.", m->tree.scans);
-	metric_counter(out, "e4infofs_inspections_total", "Files opened and mapped with FIEMAP.",
+	metric_counter(out, "e4infofs_inspections_total",
+		       "Files inspected (opened and mapped with FIEMAP, or read from the inode tables).",
 		       m->tree.inspections);
+	metric_counter(out, "e4infofs_raw_inspections_total",
+		       "Of the inspections, files read from the inode tables in the device's page cache.",
+		       m->tree.raw_inspections);
 	metric_counter(out, "e4infofs_revalidations_total", "Cached files re-checked with a stat.",
 		       m->tree.revalidations);
 	metric_counter(out, "e4infofs_dir_opens_total",

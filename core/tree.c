@@ -11,6 +11,7 @@
 #include "exclude.h"
 #include "filerec.h"
 #include "inspect.h"
+#include "itable.h"
 #include "walk.h"
 #include "watch.h"
 
@@ -90,6 +91,8 @@ struct E4Tree {
 	bool forgot;            /* an inode was forgotten: unsettle everything
 	                         * before the next scan (its directory is unknown) */
 	uint64_t scans, inspections, revalidations, dir_opens; /* atomic */
+	uint64_t raw_inspections; /* atomic: of the inspections, read raw */
+	E4Itable *itable;       /* NULL: every file is opened and mapped */
 	uint64_t cache_bytes;   /* atomic: sum of the directories' bytes */
 	uint64_t cache_limit;   /* 0: no cap */
 	uint64_t dirs_dropped;  /* atomic */
@@ -119,6 +122,10 @@ typedef struct {
 	GCond done;
 	unsigned pending;
 	GHashTable *visited;    /* directory inos of this scan: no cycles */
+	bool cold;              /* its directory was not cached: new directories
+	                         * are read from the inode tables (use_raw) */
+	bool synced;            /* the filesystem was synced for raw reads */
+	E4ItableCursor *cursor; /* the walker's, once synced */
 } Scan;
 
 /* Files inspected by one pool task: one wake-up per batch, not per file
@@ -252,6 +259,20 @@ static void store_result(const E4Tree *tree, FileRec *rec, const E4FileResult *r
 	E4FileFigures size_only = { .size = (uint64_t)r->st.st_size };
 	e4_filerec_set(rec, r->st.st_ino, r->skip < 0 ? &r->fig : &size_only, &tree->geom);
 	e4_filerec_put(rec, E4_FR_VALID, true);
+}
+
+/* The raw reading of rec's inode (itable.h); false when it declined. */
+static bool inspect_raw(E4Tree *tree, E4ItableCursor *cur, FileRec *rec)
+{
+	E4FileResult r;
+	bool marked;
+	e4_filerec_put(rec, E4_FR_VALID, false);
+	if (e4_itable_inspect(tree->itable, cur, e4_filerec_ino(rec), &tree->geom, NULL, &r, &marked) < 0)
+		return false;
+	__atomic_fetch_add(&tree->raw_inspections, 1, __ATOMIC_RELAXED);
+	store_result(tree, rec, &r);
+	e4_filerec_put(rec, E4_FR_MARKED, marked);
+	return true;
 }
 
 static void inspect_rec(E4Tree *tree, int dirfd, const char *names, FileRec *rec)
@@ -471,6 +492,24 @@ static gint by_ino(gconstpointer a, gconstpointer b)
 	return (x > y) - (x < y);
 }
 
+/* Whether a directory read for the first time has its files read from the
+ * inode tables: in a cold scan (one whose directory was not cached) of a
+ * tree that has them, after one syncfs per scan (data still in delayed
+ * allocation has no blocks in the tables; FIEMAP's FLAG_SYNC would write
+ * it file by file). Re-reads of a cached tree never sync: a directory
+ * new to them is inspected through the kernel. */
+static bool use_raw(Scan *scan, int dirfd)
+{
+	if (!scan->cold)
+		return false;
+	if (!scan->synced) {
+		scan->synced = true;
+		if (syncfs(dirfd) == 0)
+			scan->cursor = e4_itable_cursor_new(scan->tree->itable);
+	}
+	return scan->cursor != NULL;
+}
+
 /* Brings the cached record of the open directory fd (in scan->visited)
  * up to date. Consumes fd. Returns the record, or NULL (the directory
  * could not be read). */
@@ -479,6 +518,7 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	E4Tree *tree = scan->tree;
 	DirRec *rec = dir_lookup(tree, st->st_ino);
 	*err = 0;
+	bool raw = !rec && use_raw(scan, fd);
 	bool same = rec && rec->mtime_ns == ns(&st->st_mtim) && rec->ctime_ns == ns(&st->st_ctim);
 	if (!same) {
 		DirRec *fresh = relist(tree, fd, st, rec, err);
@@ -512,8 +552,19 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 	 * order, which is random on disk). */
 	g_ptr_array_sort(stale, by_ino);
 	rec->extra_stale = rec->extra_stale || stale->len > 0;
-	for (size_t i = 0; i < stale->len; i += BATCH)
-		queue_job(scan, dir, rec->names, (FileRec **)stale->pdata + i, MIN(BATCH, stale->len - i));
+	/* Raw readings take a microsecond or two: handing them to the pool
+	 * would cost more in wake-ups than they do (the prefetch has the
+	 * tables in memory); a file they decline still goes to the pool. */
+	size_t nstale = 0;
+	for (size_t i = 0; i < stale->len; i++) {
+		FileRec *f = stale->pdata[i];
+		if (!raw || !inspect_raw(tree, scan->cursor, f))
+			stale->pdata[nstale++] = f;
+		else
+			__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
+	}
+	for (size_t i = 0; i < nstale; i += BATCH)
+		queue_job(scan, dir, rec->names, (FileRec **)stale->pdata + i, MIN(BATCH, nstale - i));
 	shared_dir_unref(dir);
 	/* Events from now on mark it stale again (drained after the scan). */
 	rec->clean = tree->watch != NULL;
@@ -843,6 +894,14 @@ static void enforce_cap(E4Tree *tree)
 	g_array_free(order, TRUE);
 }
 
+void e4_tree_read_inodes(E4Tree *tree, E4Itable *itable)
+{
+	g_mutex_lock(&tree->lock);
+	e4_itable_free(tree->itable);
+	tree->itable = itable;
+	g_mutex_unlock(&tree->lock);
+}
+
 void e4_tree_set_cache_limit(E4Tree *tree, uint64_t bytes)
 {
 	g_mutex_lock(&tree->lock);
@@ -862,6 +921,7 @@ static void scan_init(Scan *scan, E4Tree *tree)
 static void scan_finish(Scan *scan)
 {
 	wait_jobs(scan);
+	e4_itable_cursor_free(scan->cursor);
 	g_hash_table_destroy(scan->visited);
 	g_mutex_clear(&scan->lock);
 	g_cond_clear(&scan->done);
@@ -995,7 +1055,24 @@ static int scan_begin(E4Tree *tree, int dirfd, struct stat *st, Scan *scan)
 	g_mutex_lock(&tree->lock);
 	drain(tree);
 	scan_init(scan, tree);
+	scan->cold = tree->itable && !dir_lookup(tree, st->st_ino);
 	return fd;
+}
+
+typedef struct {
+	E4Itable *itable;
+	int stop;               /* atomic: the scan is over */
+} Prefetch;
+
+/* A cold scan's companion: warms the page cache with the inode tables
+ * and directory blocks while the walk reads them one by one, and stops
+ * with the scan (a scan of a small subtree pays at most its own length
+ * of reading ahead). */
+static gpointer prefetch_run(gpointer data)
+{
+	Prefetch *pf = data;
+	e4_itable_prefetch(pf->itable, &pf->stop);
+	return NULL;
 }
 
 int e4_tree_scan(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out)
@@ -1015,8 +1092,14 @@ int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, 
 	if (fd < 0)
 		return fd;
 	*out = (E4TreeResult){0};
+	Prefetch pf = { tree->itable, 0 };
+	GThread *warm = scan.cold ? g_thread_new("e4prefetch", prefetch_run, &pf) : NULL;
 	scan_subtree(&scan, fd, &st);
 	scan_finish(&scan);
+	if (warm) {
+		__atomic_store_n(&pf.stop, 1, __ATOMIC_RELAXED);
+		g_thread_join(warm);
+	}
 	if (g_atomic_int_get(&tree->stop)) {
 		g_mutex_unlock(&tree->lock);
 		return -ECANCELED;
@@ -1096,6 +1179,7 @@ void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
 {
 	out->scans = __atomic_load_n(&tree->scans, __ATOMIC_RELAXED);
 	out->inspections = __atomic_load_n(&tree->inspections, __ATOMIC_RELAXED);
+	out->raw_inspections = __atomic_load_n(&tree->raw_inspections, __ATOMIC_RELAXED);
 	out->revalidations = __atomic_load_n(&tree->revalidations, __ATOMIC_RELAXED);
 	out->dir_opens = __atomic_load_n(&tree->dir_opens, __ATOMIC_RELAXED);
 	out->cache_bytes = __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED);
@@ -1145,6 +1229,7 @@ void e4_tree_free(E4Tree *tree)
 	if (tree->wake >= 0)
 		close(tree->wake);
 	g_thread_pool_free(tree->pool, FALSE, TRUE);
+	e4_itable_free(tree->itable);
 	g_hash_table_destroy(tree->dirs);
 	g_hash_table_destroy(tree->forgotten);
 	g_hash_table_destroy(tree->moved_us);

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 
 #include "score.h"
+#include "itable.h"
 #include "superblock.h"
 #include "top.h"
 
@@ -19,7 +20,9 @@ typedef struct E4Tree E4Tree;
 /* Counters since the tree was made, for metrics and tests. */
 typedef struct {
 	uint64_t scans;         /* e4_tree_scan / e4_tree_dir_files calls */
-	uint64_t inspections;   /* files opened and mapped with FIEMAP */
+	uint64_t inspections;   /* files inspected: opened and mapped with FIEMAP,
+	                         * or read from the inode tables */
+	uint64_t raw_inspections; /* of which read from the inode tables (itable.h) */
 	uint64_t revalidations; /* cached files checked by a stat */
 	uint64_t dir_opens;     /* subdirectories a scan opened to check them
 	                         * (a settled subtree is not opened) */
@@ -56,6 +59,13 @@ typedef int (*E4TreeFileFn)(const E4TreeFile *file, void *user);
  * files in parallel. */
 E4Tree *e4_tree_new(const E4Geometry *geom, dev_t dev, unsigned threads);
 void e4_tree_free(E4Tree *tree);
+
+/* Gives the tree a reader of the inode tables (itable.h; it takes
+ * ownership, NULL to drop it): cold scans then read new directories' files
+ * from it, asking the kernel only where it declines. Without one (the
+ * default, and for anyone who cannot read the device) every file is opened
+ * and mapped with FIEMAP. */
+void e4_tree_read_inodes(E4Tree *tree, E4Itable *itable);
 
 /* Caps the cache at bytes (0: no cap, the default). After each scan the
  * least recently read directories' records are dropped, with their

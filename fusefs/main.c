@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <stdarg.h>
 #include <syslog.h>
 
@@ -28,6 +29,7 @@ typedef struct {
 	double skip_run_kib;
 	unsigned worst_first;
 	unsigned watch;
+	unsigned raw_inodes;
 	char *donor_dir;
 	char *state_dir;
 	unsigned make_room;
@@ -51,6 +53,7 @@ static const struct fuse_opt option_spec[] = {
 	OPT("skip_run_kib=%lf", skip_run_kib),
 	OPT("worst_first=%u", worst_first),
 	OPT("watch=%u", watch),
+	OPT("raw_inodes=%u", raw_inodes),
 	OPT("donor_dir=%s", donor_dir),
 	OPT("state_dir=%s", state_dir),
 	OPT("make_room=%u", make_room),
@@ -171,6 +174,8 @@ static void usage(const char *prog)
 	       "    -o skip_run_kib=N      leave files alone whose mean extent is >= N KiB (default 0: off)\n"
 	       "    -o worst_first=0|1     defragment the most fragmented files first (default 0: directory by directory)\n"
 	       "    -o watch=0|1           follow changes with fanotify instead of a stat per file (default 1)\n"
+	       "    -o raw_inodes=0|1      root: cold scans read inodes from the block device's page cache\n"
+	       "                           instead of opening every file (default 1)\n"
 	       "    -o cache_mib=N         cap the per-file cache at N MiB, dropping the least recently read\n"
 	       "                           directories, read again when next needed (default 0: no cap)\n"
 	       "    -o donor_dir=PATH      a directory on the same filesystem for donors when the file's\n"
@@ -303,12 +308,34 @@ static void auto_announce(const E4Fs *fs, const Options *opts)
 		 opts->autodefrag_quiet, fs->job_defaults.min_runs, mibps, opts->autodefrag_window);
 }
 
+/* The inode-table reader for cold scans: the mount's device, else the
+ * kernel's name for its number (/dev/block/MAJ:MIN), which holds where
+ * the mount table says /dev/root. Not root, or a layout it does not
+ * read: every file is opened, as before, and the log says why. */
+static void open_itable(E4Fs *fs)
+{
+	E4Itable *it = NULL;
+	int err = e4_itable_open(fs->info->device, fs->info->dev, &it);
+	if (err == -ENOENT || err == -ENODEV) {
+		g_autofree char *alt = g_strdup_printf("/dev/block/%u:%u", major(fs->info->dev), minor(fs->info->dev));
+		err = e4_itable_open(alt, fs->info->dev, &it);
+	}
+	if (err < 0) {
+		fuse_log(FUSE_LOG_INFO, "e4infofs: cold scans open every file: cannot read inodes from %s (%s)\n",
+			 fs->info->device, strerror(-err));
+		return;
+	}
+	e4_tree_read_inodes(fs->tree, it);
+}
+
 /* Threads do not survive fuse_daemonize's fork: everything that runs
  * threads (scan pool, fanotify drainer, autodefrag) starts after it. */
 static void start_workers(E4Fs *fs, const Options *opts)
 {
 	fs->tree = e4_tree_new(&fs->info->geom, fs->info->dev, opts->scan_threads ? opts->scan_threads : 1);
 	e4_tree_set_cache_limit(fs->tree, (uint64_t)opts->cache_mib << 20);
+	if (opts->raw_inodes)
+		open_itable(fs);
 	E4fsAuto *autod = auto_setup(fs, opts);
 	int err = 0;
 	if (opts->watch && (err = e4_tree_watch(fs->tree, fs->root_fd)) == -EPERM)
@@ -535,7 +562,7 @@ int main(int argc, char **argv)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	Options opts = { .scan_threads = 16, .report_top = 10, .timeout = 1.0, .defrag_threads = 4,
-			 .worst_first = 0, .watch = 1, .make_room = 1, .idle_io = 1,
+			 .worst_first = 0, .watch = 1, .raw_inodes = 1, .make_room = 1, .idle_io = 1,
 			 .autodefrag_quiet = 60, .autodefrag_window = 3600 };
 	struct fuse_cmdline_opts cmd = {0};
 	int rc;
