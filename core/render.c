@@ -405,6 +405,19 @@ char *e4_render_metrics(const E4Metrics *m)
 	metric_counter(out, "e4infofs_dir_opens_total",
 		       "Subdirectories opened by scans to be checked (a settled subtree is not).",
 		       m->tree.dir_opens);
+	metric_counter(out, "e4infofs_dirs_listed_total", "Directories read (first time, or changed since).",
+		       m->tree.dirs_listed);
+	metric_value(out, "e4infofs_scan_running", "gauge",
+		     "A scan is under way (1): a first read of a large tree; the three below are its progress.",
+		     m->tree.scan_running);
+	metric_head(out, "e4infofs_scan_elapsed_seconds", "gauge", "Seconds since the scan under way started.");
+	g_string_append(out, "e4infofs_scan_elapsed_seconds ");
+	append_real(out, m->tree.scan_seconds, 3);
+	g_string_append_c(out, '\n');
+	metric_value(out, "e4infofs_scan_files", "gauge", "Files the scan under way has inspected so far.",
+		     m->tree.scan_files);
+	metric_value(out, "e4infofs_scan_dirs", "gauge", "Directories the scan under way has read so far.",
+		     m->tree.scan_dirs);
 	metric_value(out, "e4infofs_cache_bytes", "gauge",
 		     "Bytes the cached records take (names, side records and aggregates included).",
 		     m->tree.cache_bytes);

@@ -92,6 +92,9 @@ struct E4Tree {
 	                         * before the next scan (its directory is unknown) */
 	uint64_t scans, inspections, revalidations, dir_opens; /* atomic */
 	uint64_t raw_inspections; /* atomic: of the inspections, read raw */
+	uint64_t dirs_listed;   /* atomic: directories read (relisted) */
+	int64_t scan_start_us;  /* atomic: monotonic start of the scan under way, 0: none */
+	uint64_t scan_inspections0, scan_dirs0; /* atomic: the counters at its start */
 	E4Itable *itable;       /* NULL: every file is opened and mapped */
 	uint64_t cache_bytes;   /* atomic: sum of the directories' bytes */
 	uint64_t cache_limit;   /* 0: no cap */
@@ -439,6 +442,7 @@ static void drop_vanished(E4Tree *tree, const DirRec *old, const DirRec *rec, GH
 static DirRec *relist(E4Tree *tree, int fd, const struct stat *st, const DirRec *old, int *err)
 {
 	E4DirList list = {0};
+	__atomic_fetch_add(&tree->dirs_listed, 1, __ATOMIC_RELAXED);
 	*err = e4_dir_list(fd, st, tree->dev, &list);
 	if (*err < 0) {
 		e4_dir_list_clear(&list);
@@ -912,6 +916,11 @@ void e4_tree_set_cache_limit(E4Tree *tree, uint64_t bytes)
 static void scan_init(Scan *scan, E4Tree *tree)
 {
 	*scan = (Scan){ .tree = tree };
+	/* For progress (e4_tree_counters): a reader sees the start last. */
+	__atomic_store_n(&tree->scan_inspections0, __atomic_load_n(&tree->inspections, __ATOMIC_RELAXED),
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&tree->scan_dirs0, __atomic_load_n(&tree->dirs_listed, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	__atomic_store_n(&tree->scan_start_us, g_get_monotonic_time(), __ATOMIC_RELEASE);
 	g_mutex_init(&scan->lock);
 	g_cond_init(&scan->done);
 	scan->visited = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
@@ -921,6 +930,7 @@ static void scan_init(Scan *scan, E4Tree *tree)
 static void scan_finish(Scan *scan)
 {
 	wait_jobs(scan);
+	__atomic_store_n(&scan->tree->scan_start_us, 0, __ATOMIC_RELEASE);
 	e4_itable_cursor_free(scan->cursor);
 	g_hash_table_destroy(scan->visited);
 	g_mutex_clear(&scan->lock);
@@ -1180,6 +1190,14 @@ void e4_tree_counters(E4Tree *tree, E4TreeCounters *out)
 	out->scans = __atomic_load_n(&tree->scans, __ATOMIC_RELAXED);
 	out->inspections = __atomic_load_n(&tree->inspections, __ATOMIC_RELAXED);
 	out->raw_inspections = __atomic_load_n(&tree->raw_inspections, __ATOMIC_RELAXED);
+	out->dirs_listed = __atomic_load_n(&tree->dirs_listed, __ATOMIC_RELAXED);
+	int64_t start = __atomic_load_n(&tree->scan_start_us, __ATOMIC_ACQUIRE);
+	if (start) {
+		out->scan_running = true;
+		out->scan_seconds = (double)(g_get_monotonic_time() - start) / 1e6;
+		out->scan_files = out->inspections - __atomic_load_n(&tree->scan_inspections0, __ATOMIC_RELAXED);
+		out->scan_dirs = out->dirs_listed - __atomic_load_n(&tree->scan_dirs0, __ATOMIC_RELAXED);
+	}
 	out->revalidations = __atomic_load_n(&tree->revalidations, __ATOMIC_RELAXED);
 	out->dir_opens = __atomic_load_n(&tree->dir_opens, __ATOMIC_RELAXED);
 	out->cache_bytes = __atomic_load_n(&tree->cache_bytes, __ATOMIC_RELAXED);

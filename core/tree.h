@@ -23,6 +23,13 @@ typedef struct {
 	uint64_t inspections;   /* files inspected: opened and mapped with FIEMAP,
 	                         * or read from the inode tables */
 	uint64_t raw_inspections; /* of which read from the inode tables (itable.h) */
+	uint64_t dirs_listed;   /* directories read (first time, or changed) */
+	/* The scan under way, for a long first scan's progress (a scan holds
+	 * the tree's lock; these are read without it): */
+	bool scan_running;
+	double scan_seconds;    /* since it started */
+	uint64_t scan_files;    /* files it inspected so far */
+	uint64_t scan_dirs;     /* directories it read so far */
 	uint64_t revalidations; /* cached files checked by a stat */
 	uint64_t dir_opens;     /* subdirectories a scan opened to check them
 	                         * (a settled subtree is not opened) */

@@ -392,12 +392,18 @@ static char *render_metrics(E4Fs *fs)
 	m.tree.scans = m.tree.scans > own ? m.tree.scans - own : 0;
 	struct stat st;
 	E4DirList list = {0};
-	if (fstat(fs->root_fd, &st) == 0)
+	/* A scan holds the tree (a first read of a large one for minutes):
+	 * rather than wait for it, this read leaves the per-directory series
+	 * out and shows how far it is. Re-reads take a millisecond: a scrape
+	 * rarely meets one. */
+	bool busy = m.tree.scan_running;
+	if (!busy && fstat(fs->root_fd, &st) == 0)
 		e4_dir_list(fs->root_fd, &st, fs->info->dev, &list);
 	g_autofree E4MetricsDir *dirs = g_new0(E4MetricsDir, list.n + 1);
 	size_t n = 0;
 	uint64_t scans = 0;
-	dirs[n++] = (E4MetricsDir){ ".", summary_of(fs, fs->root_fd, &scans) };
+	if (!busy)
+		dirs[n++] = (E4MetricsDir){ ".", summary_of(fs, fs->root_fd, &scans) };
 	for (size_t i = 0; i < list.n; i++) {
 		int fd = list.v[i].kind == E4_ENTRY_DIR ? e4_open_subdir(fs->root_fd, list.v[i].name,
 									 fs->info->dev, &st) : -1;

@@ -91,3 +91,42 @@ sync
 same_as_ref "after changes"
 check_eq "$(cat "$MNT/score")" "$(e4defrag_score "$SRC")" "score after changes against e4defrag -c"
 log "cache_mib=1: $(metric_of "$MNT" e4infofs_cache_bytes) bytes cached, $(metric_of "$MNT" e4infofs_cache_dirs_dropped_total) directories dropped; figures equal to the uncapped daemon's"
+
+# A long first scan shows its progress in metrics (issue 18): a read of
+# metrics does not wait for a scan under way, and says how far it is. One thread, every file opened, caches dropped: a scan of
+# these 100,000 files that takes seconds.
+stop_e4infofs "$REF"
+stop_e4infofs
+mount_e4infofs "$SRC" "$T/slow" -o scan_threads=1,raw_inodes=0
+SLOW=$T/slow
+sync
+echo 3 >/proc/sys/vm/drop_caches
+t0=$EPOCHREALTIME
+cat "$SLOW/score" >"$T/slow.score" &
+reader=$!
+seen=0 files=0 dirs=0 slowest=0
+while kill -0 "$reader" 2>/dev/null; do
+	m0=$EPOCHREALTIME
+	out=$(cat "$SLOW/metrics") || fail "cannot read metrics during the scan"
+	ms=$(awk -v a="$m0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", (b - a) * 1000 }')
+	if [ "$(awk '$1 == "e4infofs_scan_running" { print $2 }' <<<"$out")" = 1 ]; then
+		el=$(awk '$1 == "e4infofs_scan_elapsed_seconds" { print $2 }' <<<"$out")
+		if awk -v e="$el" 'BEGIN { exit !(e >= 0.2) }'; then
+			seen=$((seen + 1))
+			[ "$ms" -gt "$slowest" ] && slowest=$ms
+			files=$(awk '$1 == "e4infofs_scan_files" { print $2 }' <<<"$out")
+			dirs=$(awk '$1 == "e4infofs_scan_dirs" { print $2 }' <<<"$out")
+		fi
+	fi
+	sleep 0.1
+done
+wait "$reader" || fail "the slow read of score failed"
+took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+log "progress: the scan took $took s; $seen metrics reads during it, the slowest in $slowest ms; last seen $files files, $dirs directories"
+[ "$seen" -ge 2 ] || fail "no progress seen in metrics during a scan of $took s"
+[ "$slowest" -lt 500 ] || fail "a metrics read during the scan took $slowest ms: it waited for the scan"
+[ "$files" -gt 0 ] && [ "$files" -le "$FILES" ] || fail "scan_files $files during the scan"
+[ "$dirs" -gt 0 ] && [ "$dirs" -le $((DIRS + 20)) ] || fail "scan_dirs $dirs during the scan"
+check_eq "$(metric_of "$SLOW" e4infofs_scan_running)" 0 "scan_running after the scan"
+check_eq "$(metric_of "$SLOW" e4infofs_scan_files)" 0 "scan_files after the scan"
+check_eq "$(cat "$T/slow.score")" "$(e4defrag_score "$SRC")" "the slow daemon's score"
