@@ -33,6 +33,15 @@ static bool marked(const char *path, GetXattr get)
 
 bool e4_exclude_marked(int fd)
 {
+	char v[16];
+	ssize_t n = fgetxattr(fd, E4_EXCLUDE_XATTR, v, sizeof(v));
+	if (n >= 0)
+		return value_excludes(v, n);
+	if (errno == ERANGE)
+		return true;
+	if (errno != EBADF)
+		return false;
+	/* An O_PATH fd has no xattr calls of its own: through its magic link. */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	return marked(path, getxattr); /* the magic link is followed */

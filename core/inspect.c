@@ -1,4 +1,5 @@
 #include "inspect.h"
+#include "exclude.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -45,8 +46,8 @@ int e4_inspect_fd(int fd, const E4Geometry *geom, E4ExtentMap *map, E4FileResult
 	return 0;
 }
 
-int e4_inspect_at(int dirfd, const char *name, const E4Geometry *geom, E4ExtentMap *map,
-		  E4FileResult *out)
+int e4_inspect_at_marked(int dirfd, const char *name, const E4Geometry *geom, E4ExtentMap *map,
+			 E4FileResult *out, bool *marked)
 {
 	int fd = open_file(dirfd, name);
 	if (fd == -ENOENT || fd == -ELOOP)
@@ -55,11 +56,22 @@ int e4_inspect_at(int dirfd, const char *name, const E4Geometry *geom, E4ExtentM
 		*out = (E4FileResult){ .skip = E4_SKIP_UNREADABLE, .error = -fd };
 		if (fstatat(dirfd, name, &out->st, AT_SYMLINK_NOFOLLOW) < 0)
 			return -errno;
+		if (marked)
+			*marked = e4_exclude_marked_at(dirfd, name);
 		return S_ISREG(out->st.st_mode) ? 0 : -EINVAL;
 	}
 	int rc = e4_inspect_fd(fd, geom, map, out);
+	/* On the open file: no second lookup of the name. */
+	if (marked)
+		*marked = rc == 0 && e4_exclude_marked(fd);
 	close(fd);
 	return rc;
+}
+
+int e4_inspect_at(int dirfd, const char *name, const E4Geometry *geom, E4ExtentMap *map,
+		  E4FileResult *out)
+{
+	return e4_inspect_at_marked(dirfd, name, geom, map, out, NULL);
 }
 
 void e4_summary_add_result(E4Summary *s, const E4FileResult *r)

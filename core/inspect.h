@@ -1,6 +1,7 @@
 /* Analysing one regular file: open it safely, map it, compute figures. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/stat.h>
 
 #include "figures.h"
@@ -22,6 +23,11 @@ typedef struct {
  * ELOOP for a symlink, EINVAL for another type). */
 int e4_inspect_at(int dirfd, const char *name, const E4Geometry *geom, E4ExtentMap *map,
 		  E4FileResult *out);
+
+/* e4_inspect_at, and *marked set when the file carries a true exclusion
+ * mark (exclude.h), read on the file it opened (marked NULL: not read). */
+int e4_inspect_at_marked(int dirfd, const char *name, const E4Geometry *geom, E4ExtentMap *map,
+			 E4FileResult *out, bool *marked);
 
 /* The same for an already open regular file. Returns 0 or -errno from fstat. */
 int e4_inspect_fd(int fd, const E4Geometry *geom, E4ExtentMap *map, E4FileResult *out);

@@ -286,9 +286,10 @@ static void inspect_rec(E4Tree *tree, int dirfd, const char *names, FileRec *rec
 	if (g_atomic_int_get(&tree->stop))
 		return;
 	__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
-	if (e4_inspect_at(dirfd, name, &tree->geom, NULL, &r) == 0) {
+	bool marked = false;
+	if (e4_inspect_at_marked(dirfd, name, &tree->geom, NULL, &r, &marked) == 0) {
 		store_result(tree, rec, &r);
-		e4_filerec_put(rec, E4_FR_MARKED, e4_exclude_marked_at(dirfd, name));
+		e4_filerec_put(rec, E4_FR_MARKED, marked);
 	}
 }
 
