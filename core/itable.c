@@ -94,6 +94,9 @@ struct E4Itable {
 	uint32_t ngroups;
 	uint64_t *itable;   /* each group's inode table, in blocks */
 	uint32_t *used;     /* each group's initialised inodes */
+	uint32_t desc_size;
+	uint64_t gdt_block;
+	bool unused_kept;   /* group checksums: bg_itable_unused is kept */
 	bool csum;          /* metadata_csum: every inode and extent block */
 	bool huge_file;
 	uint32_t csum_seed; /* the filesystem's checksum seed */
@@ -124,7 +127,7 @@ static int pread_all(int fd, void *buf, size_t len, uint64_t off)
 	return (size_t)got == len ? 0 : -EIO;
 }
 
-static int parse_super(E4Itable *it, const uint8_t *sb, uint32_t *desc_size, uint64_t *gdt_block)
+static int parse_super(E4Itable *it, const uint8_t *sb)
 {
 	if (le16(sb + SB_MAGIC) != 0xEF53u || sb[SB_LOG_BLOCK_SIZE] > 6)
 		return -EINVAL;
@@ -138,19 +141,20 @@ static int parse_super(E4Itable *it, const uint8_t *sb, uint32_t *desc_size, uin
 	it->inodes_per_group = le32(sb + SB_INODES_PER_GROUP);
 	it->inodes_count = le32(sb + SB_INODES_COUNT);
 	it->blocks_count = le32(sb + SB_BLOCKS_LO);
-	*desc_size = 32;
+	it->desc_size = 32;
 	if (incompat & INCOMPAT_64BIT) {
 		it->blocks_count |= (uint64_t)le32(sb + SB_BLOCKS_HI) << 32;
-		*desc_size = le16(sb + SB_DESC_SIZE);
+		it->desc_size = le16(sb + SB_DESC_SIZE);
 	}
 	uint32_t bpg = le32(sb + SB_BLOCKS_PER_GROUP), first = le32(sb + SB_FIRST_DATA_BLOCK);
 	bool sane = it->inode_size >= GOOD_OLD_INODE_SIZE && it->inode_size <= it->block_size &&
 		    (it->inode_size & (it->inode_size - 1)) == 0 && it->inodes_per_group > 0 && bpg > 0 &&
-		    *desc_size >= 32 && *desc_size <= 1024 && it->blocks_count > first;
+		    it->desc_size >= 32 && it->desc_size <= 1024 && it->blocks_count > first;
 	if (!sane)
 		return -EINVAL;
 	it->ngroups = (uint32_t)((it->blocks_count - first + bpg - 1) / bpg);
-	*gdt_block = first + 1;
+	it->gdt_block = first + 1;
+	it->unused_kept = ro_compat & (RO_COMPAT_GDT_CSUM | RO_COMPAT_METADATA_CSUM);
 	it->huge_file = ro_compat & RO_COMPAT_HUGE_FILE;
 	it->csum = ro_compat & RO_COMPAT_METADATA_CSUM;
 	it->csum_seed = incompat & INCOMPAT_CSUM_SEED ? le32(sb + SB_CHECKSUM_SEED)
@@ -158,29 +162,37 @@ static int parse_super(E4Itable *it, const uint8_t *sb, uint32_t *desc_size, uin
 	return 0;
 }
 
-/* unused_kept: group checksums are on, and with them the count of a
- * table's never-used inodes; without it every inode counts. */
-static int read_groups(E4Itable *it, uint32_t desc_size, uint64_t gdt_block, bool unused_kept)
+/* (Re)reads the group descriptors: each group's inode table and how much
+ * of it is in use (bg_itable_unused, kept with group checksums; without
+ * them every inode counts). The count grows as files are made. */
+static int read_groups(E4Itable *it)
 {
-	size_t len = (size_t)it->ngroups * desc_size;
+	size_t len = (size_t)it->ngroups * it->desc_size;
 	g_autofree uint8_t *gdt = g_malloc(len);
-	int rc = pread_all(it->fd, gdt, len, gdt_block * it->block_size);
+	int rc = pread_all(it->fd, gdt, len, it->gdt_block * it->block_size);
 	if (rc < 0)
 		return rc;
-	it->itable = g_new(uint64_t, it->ngroups);
-	it->used = g_new(uint32_t, it->ngroups);
+	if (!it->itable) {
+		it->itable = g_new(uint64_t, it->ngroups);
+		it->used = g_new(uint32_t, it->ngroups);
+	}
 	for (uint32_t g = 0; g < it->ngroups; g++) {
-		const uint8_t *d = gdt + (size_t)g * desc_size;
+		const uint8_t *d = gdt + (size_t)g * it->desc_size;
 		uint64_t table = le32(d + GD_INODE_TABLE_LO);
-		if (desc_size >= 64)
+		if (it->desc_size >= 64)
 			table |= (uint64_t)le32(d + GD_INODE_TABLE_HI) << 32;
 		uint32_t used = it->inodes_per_group;
-		if (unused_kept)
+		if (it->unused_kept)
 			used = le16(d + GD_FLAGS) & GD_INODE_UNINIT ? 0 : used - MIN(used, le16(d + GD_ITABLE_UNUSED_LO));
 		it->itable[g] = table;
 		it->used[g] = used;
 	}
 	return 0;
+}
+
+int e4_itable_refresh(E4Itable *it)
+{
+	return read_groups(it);
 }
 
 int e4_itable_open(const char *device, dev_t dev, E4Itable **out)
@@ -194,19 +206,15 @@ int e4_itable_open(const char *device, dev_t dev, E4Itable **out)
 	it->dev = dev;
 	struct stat st;
 	uint8_t sb[1024];
-	uint32_t desc_size = 0;
-	uint64_t gdt_block = 0;
 	int rc = fstat(fd, &st) < 0 ? -errno : 0;
 	if (rc == 0 && (!S_ISBLK(st.st_mode) || st.st_rdev != dev))
 		rc = -ENODEV;
 	if (rc == 0)
 		rc = pread_all(fd, sb, sizeof(sb), 1024);
 	if (rc == 0)
-		rc = parse_super(it, sb, &desc_size, &gdt_block);
-	if (rc == 0) {
-		uint32_t ro_compat = le32(sb + SB_RO_COMPAT);
-		rc = read_groups(it, desc_size, gdt_block, ro_compat & (RO_COMPAT_GDT_CSUM | RO_COMPAT_METADATA_CSUM));
-	}
+		rc = parse_super(it, sb);
+	if (rc == 0)
+		rc = read_groups(it);
 	if (rc < 0) {
 		e4_itable_free(it);
 		return rc;

@@ -43,6 +43,11 @@ int e4_itable_open(const char *device, dev_t dev, E4Itable **out);
 
 void e4_itable_free(E4Itable *it);
 
+/* Reads the group descriptors again: inodes made since the last reading
+ * beyond a group's old high-water mark are otherwise declined. Not while
+ * other threads read through it. Returns 0 or -errno. */
+int e4_itable_refresh(E4Itable *it);
+
 /* A reader's cache of the last inode-table window it read (and scratch for
  * extent blocks). One per thread; cheap to make. */
 typedef struct E4ItableCursor E4ItableCursor;

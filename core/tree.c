@@ -1104,6 +1104,10 @@ int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, 
 		return fd;
 	*out = (E4TreeResult){0};
 	Prefetch pf = { tree->itable, 0 };
+	/* Files made since the last cold scan may lie past the tables' old
+	 * high-water marks: read them again before anyone reads through. */
+	if (scan.cold)
+		scan.cold = e4_itable_refresh(tree->itable) == 0;
 	GThread *warm = scan.cold ? g_thread_new("e4prefetch", prefetch_run, &pf) : NULL;
 	scan_subtree(&scan, fd, &st);
 	scan_finish(&scan);
