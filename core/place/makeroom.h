@@ -49,8 +49,8 @@ typedef struct {
 /* opts->room_hold_bytes, or E4_ROOM_HOLD_DEFAULT when 0. */
 uint64_t e4_room_hold_bytes(const E4DefragOpts *opts);
 
-/* Clears a region of `blocks` blocks (a power of two up to one extent,
- * E4_MAX_EXTENT_BLOCKS, or whole extents beyond; at most
+/* Clears a region of `blocks` blocks (a power of two up to one placement
+ * piece, E4_PLACE_PIECE_MAX, or whole pieces beyond; at most
  * E4_ROOM_MAX_REGION_BLOCKS), starting at a multiple of the largest power
  * of two dividing it (at most E4_MAX_EXTENT_BLOCKS), on the
  * engine's filesystem, whose
