@@ -78,7 +78,7 @@
 #define XATTR_BLOCK_HEADER 32
 #define XATTR_ENTRY_SIZE 16
 #define XATTR_INDEX_USER 1
-#define EXCLUDE_SUFFIX (E4_EXCLUDE_XATTR + sizeof("user.") - 1)
+#define EXCLUDE_SUFFIX (&E4_EXCLUDE_XATTR[sizeof("user.") - 1])
 
 /* Inode-table bytes one pread brings: 64 inodes of 256 bytes. */
 #define WINDOW (16u << 10)
