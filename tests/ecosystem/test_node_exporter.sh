@@ -75,21 +75,24 @@ scrape() {
 check_eq "$(ls -A "$TEXTDIR")" e4infofs.prom "files in the textfile directory"
 # Same content as the metrics file (scan counters and the node count may
 # move between two reads; the daemon's own gauges, e4infofs_nodes,
-# e4infofs_cache_bytes and e4infofs_autodefrag_*, get the source label in the copy).
-diff <(grep -vE '_total|e4infofs_nodes|e4infofs_cache_bytes|e4infofs_autodefrag' "$TEXTDIR/e4infofs.prom") <(grep -vE '_total|e4infofs_nodes|e4infofs_cache_bytes|e4infofs_autodefrag' "$MNT/metrics") >/dev/null ||
+# e4infofs_cache_bytes, e4infofs_scan_* and e4infofs_autodefrag_*, get the
+# source label in the copy).
+OWN='_total|e4infofs_nodes|e4infofs_cache_bytes|e4infofs_scan_|e4infofs_autodefrag'
+diff <(grep -vE "$OWN" "$TEXTDIR/e4infofs.prom") <(grep -vE "$OWN" "$MNT/metrics") >/dev/null ||
 	fail "e4infofs.prom differs from metrics: $(diff <(cat "$TEXTDIR/e4infofs.prom") <(cat "$MNT/metrics"))"
 scrape
 python3 "$HERE/prom_check.py" "$T/scrape.txt" "$MNT" "$SRC" "$TEXTDIR/e4infofs.prom" >"$T/counters.0" ||
 	fail "scrape does not match the mount (above); scrape: $(grep -E '^(e4infofs|node_textfile)' "$T/scrape.txt")"
 
 # The metrics file itself: counters (and the daemon's gauges: the mount's
-# node count, autodefrag's state) without source and dir labels (only
+# node count, the cache, a scan's progress, autodefrag's state) without source and dir labels (only
 # outcome or reason), the per-directory gauges with both.
 grep -E '^e4infofs_[a-z_]+_total' "$MNT/metrics" | grep -vE '^e4infofs_[a-z_]+_total(\{(outcome|reason)="[a-z_-]+"\})? [0-9.]+$' &&
 	fail "counters with other labels in metrics"
 grep -q '^e4infofs_nodes [0-9]*$' "$MNT/metrics" || fail "no e4infofs_nodes gauge without labels in metrics"
 grep -q '^e4infofs_autodefrag_enabled 0$' "$MNT/metrics" || fail "no e4infofs_autodefrag_enabled 0 in metrics"
-grep -E '^e4infofs_' "$MNT/metrics" | grep -vE '_total|^e4infofs_nodes |^e4infofs_cache_bytes |^e4infofs_autodefrag_(enabled|queue) ' | grep -vE '^e4infofs_[a-z_]+\{source="[^"]*",dir="([^"\\]|\\.)*"\} [0-9.]+$' &&
+grep -q '^e4infofs_scan_running 0$' "$MNT/metrics" || fail "no e4infofs_scan_running 0 in metrics"
+grep -E '^e4infofs_' "$MNT/metrics" | grep -vE '_total|^e4infofs_nodes |^e4infofs_cache_bytes |^e4infofs_scan_(running|elapsed_seconds|files|dirs) |^e4infofs_autodefrag_(enabled|queue) ' | grep -vE '^e4infofs_[a-z_]+\{source="[^"]*",dir="([^"\\]|\\.)*"\} [0-9.]+$' &&
 	fail "gauges without source and dir labels in metrics"
 
 # ---- a second mount on the same node_exporter: no clash ----------------------------------
