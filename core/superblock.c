@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "freespace.h"
+#include "le.h"
 
 /* On-disk offsets (little-endian), from the ext4 disk layout. */
 #define SB_LOG_BLOCK_SIZE 0x18
@@ -16,10 +17,6 @@
 #define SB_LOG_GROUPS_PER_FLEX 0x174
 #define EXT_MAGIC 0xEF53
 
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 int e4_superblock_parse(const uint8_t *raw, size_t len, E4Geometry *geom)
 {
@@ -27,8 +24,8 @@ int e4_superblock_parse(const uint8_t *raw, size_t len, E4Geometry *geom)
 		return -EINVAL;
 	if ((raw[SB_MAGIC] | raw[SB_MAGIC + 1] << 8) != EXT_MAGIC)
 		return -EINVAL;
-	uint32_t log_bs = le32(raw + SB_LOG_BLOCK_SIZE);
-	uint32_t bpg = le32(raw + SB_BLOCKS_PER_GROUP);
+	uint32_t log_bs = e4_le32(raw + SB_LOG_BLOCK_SIZE);
+	uint32_t bpg = e4_le32(raw + SB_BLOCKS_PER_GROUP);
 	uint32_t log_flex = raw[SB_LOG_GROUPS_PER_FLEX];
 	/* Block sizes 1 KiB..64 KiB; a flex group of 2^31 groups is absurd. */
 	if (log_bs > 6 || bpg == 0 || log_flex > 31)
@@ -37,8 +34,8 @@ int e4_superblock_parse(const uint8_t *raw, size_t len, E4Geometry *geom)
 		.block_size = 1024u << log_bs,
 		.blocks_per_group = bpg,
 		.log_groups_per_flex = log_flex,
-		.feature_incompat = le32(raw + SB_FEATURE_INCOMPAT),
-		.feature_ro_compat = le32(raw + SB_FEATURE_RO_COMPAT),
+		.feature_incompat = e4_le32(raw + SB_FEATURE_INCOMPAT),
+		.feature_ro_compat = e4_le32(raw + SB_FEATURE_RO_COMPAT),
 	};
 	geom->flex_bg = geom->feature_incompat & E4_INCOMPAT_FLEX_BG;
 	return 0;
