@@ -272,6 +272,7 @@ static bool inspect_raw(E4Tree *tree, E4ItableCursor *cur, FileRec *rec)
 	e4_filerec_put(rec, E4_FR_VALID, false);
 	if (e4_itable_inspect(tree->itable, cur, e4_filerec_ino(rec), &tree->geom, NULL, &r, &marked) < 0)
 		return false;
+	__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&tree->raw_inspections, 1, __ATOMIC_RELAXED);
 	store_result(tree, rec, &r);
 	e4_filerec_put(rec, E4_FR_MARKED, marked);
@@ -565,8 +566,6 @@ static DirRec *refresh_dir(Scan *scan, int fd, const struct stat *st, int *err)
 		FileRec *f = stale->pdata[i];
 		if (!raw || !inspect_raw(tree, scan->cursor, f))
 			stale->pdata[nstale++] = f;
-		else
-			__atomic_fetch_add(&tree->inspections, 1, __ATOMIC_RELAXED);
 	}
 	for (size_t i = 0; i < nstale; i += BATCH)
 		queue_job(scan, dir, rec->names, (FileRec **)stale->pdata + i, MIN(BATCH, nstale - i));
@@ -1066,7 +1065,10 @@ static int scan_begin(E4Tree *tree, int dirfd, struct stat *st, Scan *scan)
 	g_mutex_lock(&tree->lock);
 	drain(tree);
 	scan_init(scan, tree);
-	scan->cold = tree->itable && !dir_lookup(tree, st->st_ino);
+	/* Files made since the last cold scan may lie past the tables' old
+	 * high-water marks: read the descriptors again before anyone reads
+	 * through them (under the tree's lock: no other scan does). */
+	scan->cold = tree->itable && !dir_lookup(tree, st->st_ino) && e4_itable_refresh(tree->itable) == 0;
 	return fd;
 }
 
@@ -1104,10 +1106,6 @@ int e4_tree_scan_each(E4Tree *tree, int dirfd, size_t top_n, E4TreeResult *out, 
 		return fd;
 	*out = (E4TreeResult){0};
 	Prefetch pf = { tree->itable, 0 };
-	/* Files made since the last cold scan may lie past the tables' old
-	 * high-water marks: read them again before anyone reads through. */
-	if (scan.cold)
-		scan.cold = e4_itable_refresh(tree->itable) == 0;
 	GThread *warm = scan.cold ? g_thread_new("e4prefetch", prefetch_run, &pf) : NULL;
 	scan_subtree(&scan, fd, &st);
 	scan_finish(&scan);
