@@ -22,25 +22,26 @@ static bool value_excludes(const char *v, ssize_t n)
 
 typedef ssize_t (*GetXattr)(const char *path, const char *name, void *value, size_t size);
 
+/* What a getxattr of the mark into v (n bytes, or -1 with errno) says. */
+static bool judged(const char *v, ssize_t n)
+{
+	if (n < 0)
+		return errno == ERANGE; /* a long value: not "0" */
+	return value_excludes(v, n);
+}
+
 static bool marked(const char *path, GetXattr get)
 {
 	char v[16];
-	ssize_t n = get(path, E4_EXCLUDE_XATTR, v, sizeof(v));
-	if (n < 0 && errno == ERANGE)
-		return true; /* a long value: not "0" */
-	return n >= 0 && value_excludes(v, n);
+	return judged(v, get(path, E4_EXCLUDE_XATTR, v, sizeof(v)));
 }
 
 bool e4_exclude_marked(int fd)
 {
 	char v[16];
 	ssize_t n = fgetxattr(fd, E4_EXCLUDE_XATTR, v, sizeof(v));
-	if (n >= 0)
-		return value_excludes(v, n);
-	if (errno == ERANGE)
-		return true;
-	if (errno != EBADF)
-		return false;
+	if (n >= 0 || errno != EBADF)
+		return judged(v, n);
 	/* An O_PATH fd has no xattr calls of its own: through its magic link. */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);

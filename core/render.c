@@ -349,12 +349,18 @@ static void metric_counter(GString *out, const char *name, const char *help, uin
 	metric_value(out, name, "counter", help, v);
 }
 
-static void metric_seconds(GString *out, const char *name, const char *help, double v)
+/* A sample in seconds, to the millisecond. */
+static void metric_real(GString *out, const char *name, const char *type, const char *help, double v)
 {
-	metric_head(out, name, "counter", help);
+	metric_head(out, name, type, help);
 	g_string_append_printf(out, "%s ", name);
 	append_real(out, v, 3);
 	g_string_append_c(out, '\n');
+}
+
+static void metric_seconds(GString *out, const char *name, const char *help, double v)
+{
+	metric_real(out, name, "counter", help, v);
 }
 
 /* Automatic defragmentation: whether it is on, and when it is, what it did. */
@@ -410,10 +416,8 @@ char *e4_render_metrics(const E4Metrics *m)
 	metric_value(out, "e4infofs_scan_running", "gauge",
 		     "A scan is under way (1): a first read of a large tree; the three below are its progress.",
 		     m->tree.scan_running);
-	metric_head(out, "e4infofs_scan_elapsed_seconds", "gauge", "Seconds since the scan under way started.");
-	g_string_append(out, "e4infofs_scan_elapsed_seconds ");
-	append_real(out, m->tree.scan_seconds, 3);
-	g_string_append_c(out, '\n');
+	metric_real(out, "e4infofs_scan_elapsed_seconds", "gauge", "Seconds since the scan under way started.",
+		    m->tree.scan_seconds);
 	metric_value(out, "e4infofs_scan_files", "gauge", "Files the scan under way has inspected so far.",
 		     m->tree.scan_files);
 	metric_value(out, "e4infofs_scan_dirs", "gauge", "Directories the scan under way has read so far.",
