@@ -104,6 +104,14 @@ echo 3 >/proc/sys/vm/drop_caches
 t0=$EPOCHREALTIME
 cat "$SLOW/score" >"$T/slow.score" &
 reader=$!
+# The first read of metrics must come after the score's scan began: one
+# that came first would make the cold scan its own, and wait for it.
+# cat is then inside its open or read of score (syscall 257 or 0).
+for _ in $(seq 200); do
+	case $(cut -d' ' -f1 "/proc/$reader/syscall" 2>/dev/null) in 257 | 0) break ;; esac
+	sleep 0.01
+done
+sleep 0.05
 seen=0 files=0 dirs=0 slowest=0
 while kill -0 "$reader" 2>/dev/null; do
 	m0=$EPOCHREALTIME
