@@ -85,11 +85,15 @@ file_blocks() { echo $(($(stat -c %b "$1") * 512 / $(stat -f -c %S "$1"))); }
 mkdir "$SRC/in/big"
 "$MKFRAG" frag "$SRC/in/big" b 2 32768 16     # 2 x 32 MiB, 2,048 runs each
 sync
-sha0=$("${FSNAP[@]}" sha "$SRC/in/big/b0")
-sha1=$("${FSNAP[@]}" sha "$SRC/in/big/b1")
-runs0=$(filefrag_count "$SRC/in/big/b0") runs1=$(filefrag_count "$SRC/in/big/b1")
+# The baseline first, before the quiet time can end (QUIET s after the
+# last write): a donor allocated by then would be in it (seen on a loaded
+# machine, where reading the files took longer than QUIET).
 blocks_before=$(($(file_blocks "$SRC/in/big/b0") + $(file_blocks "$SRC/in/big/b1")))
 df_before=$(stat -f -c %f "$SRC")
+[ "$(current)" = - ] || fail "autodefrag was already moving $(current) when the free blocks were counted"
+runs0=$(filefrag_count "$SRC/in/big/b0") runs1=$(filefrag_count "$SRC/in/big/b1")
+sha0=$("${FSNAP[@]}" sha "$SRC/in/big/b0")
+sha1=$("${FSNAP[@]}" sha "$SRC/in/big/b1")
 [ "$runs0" -ge 1000 ] && [ "$runs1" -ge 1000 ] || fail "big files with $runs0 and $runs1 runs: not fragmented enough"
 cur=-
 for ((i = 0; i < (QUIET + 10) * 10; i++)); do
