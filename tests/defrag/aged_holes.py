@@ -2,10 +2,11 @@
 """An aged filesystem whose free space is all small holes left by deleted
 files, for the make-room tests: N files of SIZE KiB written one after the
 other (contiguous), the rest of the free space taken by one file (filler),
-every other small file deleted (holes of SIZE KiB), then a file of MIB MiB
-written into those holes.
+every other small file deleted (holes of SIZE KiB; with KEEP, all but every
+KEEP-th: holes of (KEEP - 1) * SIZE KiB), then a file of MIB MiB written into
+those holes.
 
-usage: aged_holes.py DIR N SIZE_KIB MIB"""
+usage: aged_holes.py DIR N SIZE_KIB MIB [KEEP]"""
 import os
 import sys
 
@@ -37,12 +38,13 @@ def fill(path):
 
 def main():
     root, n, kib, mib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+    keep = int(sys.argv[5]) if len(sys.argv) > 5 else 2
     small = os.path.join(root, "small")
     os.makedirs(small, exist_ok=True)
     for i in range(n):
         write(os.path.join(small, "s%05d" % i), kib * 1024)
     fill(os.path.join(root, "filler"))
-    for i in range(0, n, 2):
+    for i in (i for i in range(n) if i % keep != keep - 1):
         os.unlink(os.path.join(small, "s%05d" % i))
     os.sync()
     write(os.path.join(root, "F"), mib << 20)
