@@ -1,5 +1,7 @@
 #include "resume.h"
 
+#include "statefile.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -81,38 +83,10 @@ static GString *body(const E4Resume *r)
 	return s;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 int e4_resume_save(const E4Resume *r, int dirfd, const char *name)
 {
 	GString *s = body(r);
-	g_autofree char *sum = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)s->str, s->len);
-	g_string_append_printf(s, "sha256 %s\n", sum);
-	g_autofree char *tmp = g_strdup_printf(".%s.tmp.%d", name, (int)getpid());
-	int fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-	int rc = fd < 0 ? -errno : write_all(fd, s->str, s->len);
-	if (rc == 0 && fsync(fd) < 0)
-		rc = -errno;
-	if (fd >= 0 && close(fd) < 0 && rc == 0)
-		rc = -errno;
-	if (rc == 0 && renameat(dirfd, tmp, dirfd, name) < 0)
-		rc = -errno;
-	if (rc < 0 && fd >= 0)
-		unlinkat(dirfd, tmp, 0);
-	if (rc == 0)
-		fsync(dirfd);
+	int rc = e4_statefile_save(dirfd, name, s->str, s->len);
 	g_string_free(s, TRUE);
 	return rc;
 }
@@ -128,17 +102,10 @@ static bool parse_line(const char *line, Key *k)
 int e4_resume_parse(const char *text, size_t len, E4Resume **out)
 {
 	*out = NULL;
-	/* The checksum line is the last one: "sha256 HEX\n". */
-	const char *mark = g_strrstr_len(text, (gssize)len, "\nsha256 ");
-	if (len < strlen(MAGIC) || memcmp(text, MAGIC, strlen(MAGIC)) != 0 || !mark)
-		return -EBADMSG;
-	size_t body_len = (size_t)(mark - text) + 1;
-	g_autofree char *want = g_compute_checksum_for_data(G_CHECKSUM_SHA256, (const guchar *)text, body_len);
-	g_autofree char *tail = g_strndup(text + body_len, len - body_len);
-	g_autofree char *expect = g_strdup_printf("sha256 %s\n", want);
-	if (strcmp(tail, expect) != 0)
-		return -EBADMSG;
-	g_autofree char *copy = g_strndup(text, body_len);
+	gssize body_len = e4_statefile_check(text, len, MAGIC);
+	if (body_len < 0)
+		return (int)body_len;
+	g_autofree char *copy = g_strndup(text, (gsize)body_len);
 	g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
 	unsigned count = 0;
 	char extra;
@@ -165,31 +132,11 @@ int e4_resume_parse(const char *text, size_t len, E4Resume **out)
 int e4_resume_load(int dirfd, const char *name, E4Resume **out)
 {
 	*out = NULL;
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	GString *s = g_string_new(NULL);
-	char buf[65536];
-	ssize_t n;
-	int rc = 0;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		g_string_append_len(s, buf, n);
-		if (s->len > MAX_BYTES) {
-			rc = -EBADMSG;
-			break;
-		}
-	}
-	close(fd);
-	if (rc == 0 && memchr(s->str, '\0', s->len))
-		rc = -EBADMSG;
-	if (rc == 0)
-		rc = e4_resume_parse(s->str, s->len, out);
+	GString *s;
+	int rc = e4_statefile_read(dirfd, name, MAX_BYTES, &s);
+	if (rc < 0)
+		return rc;
+	rc = e4_resume_parse(s->str, s->len, out);
 	g_string_free(s, TRUE);
 	return rc;
 }
