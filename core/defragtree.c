@@ -84,6 +84,7 @@ void e4_defrag_summary_merge(E4DefragSummary *dst, const E4DefragSummary *src)
 	dst->room_bytes_moved += src->room_bytes_moved;
 	dst->room_files_moved += src->room_files_moved;
 	dst->room_gave_way += src->room_gave_way;
+	dst->room_for_bytes += src->room_for_bytes;
 	dst->retried += src->retried;
 	dst->resumed += src->resumed;
 	dst->seconds += src->seconds;
@@ -477,6 +478,7 @@ static void retry_pass(Plan *p)
 	p->retrying = true;
 	p->next = 0;
 	p->sum->bytes_total += bytes;
+	p->sum->room_for_bytes += bytes;
 	report(p, NULL);
 	g_mutex_unlock(&p->lock);
 	run_workers(p, p->opts->threads);
@@ -486,10 +488,6 @@ static void retry_pass(Plan *p)
 		p->sum->bytes_done = p->sum->bytes_total;
 	g_mutex_unlock(&p->lock);
 }
-
-/* Smallest file room is made for: below it, the moves would cost more
- * than the runs they save. Blocks. */
-#define ROOM_MIN_BLOCKS 256
 
 static gint larger_first(gconstpointer a, gconstpointer b)
 {
@@ -507,7 +505,7 @@ static void room_pass(Plan *p)
 	g_ptr_array_set_size(p->queue, 0);
 	for (size_t i = 0; i < p->todo->len; i++) {
 		Candidate *c = &g_array_index(p->todo, Candidate, i);
-		if (!worth_retry(p, c) || c->fig.blocks < ROOM_MIN_BLOCKS || c->fig.blocks > E4_ROOM_MAX_REGION_BLOCKS)
+		if (!worth_retry(p, c) || c->fig.blocks < E4_ROOM_MIN_FILE_BLOCKS || c->fig.blocks > E4_ROOM_MAX_REGION_BLOCKS)
 			continue;
 		g_ptr_array_add(p->queue, c);
 		bytes += c->result.size;

@@ -19,6 +19,8 @@ typedef struct {
 	uint64_t room_files_moved;          /* and those files (once per region) */
 	uint64_t room_gave_way;             /* making room stopped for others' free
 	                                     * space (then no more is made) */
+	uint64_t room_for_bytes;            /* bytes of the files room was made
+	                                     * for (in bytes_total too) */
 	uint64_t retried;                   /* files given a second donor */
 	uint64_t resumed;                   /* files passed over: finished by
 	                                     * the job resumed (opts.done) */

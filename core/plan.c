@@ -1,5 +1,7 @@
 #include "plan.h"
 
+#include "makeroom.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -247,6 +249,8 @@ void e4_planner_finish(E4Planner *p, bool known, E4Plan *out)
 		o->runs_expected += c->expected;
 		o->no_gain += c->expected >= c->runs;
 		o->room_files += c->expected > c->ideal;
+		if (c->expected > c->ideal && c->blocks >= E4_ROOM_MIN_FILE_BLOCKS && c->blocks <= E4_ROOM_MAX_REGION_BLOCKS)
+			o->room_blocks += c->blocks;
 	}
 	*out = *o;
 	o->largest = NULL; /* now out's */

@@ -18,6 +18,9 @@ typedef struct {
 	uint64_t no_gain;          /* of files: the free space cannot do better */
 	uint64_t room_files;       /* of files: still above their ideal (a job
 	                            * would make room for them when it may) */
+	uint64_t room_blocks;      /* mapped blocks of those a job makes room
+	                            * for (E4_ROOM_MIN_FILE_BLOCKS to
+	                            * E4_ROOM_MAX_REGION_BLOCKS each) */
 	uint64_t skipped_excluded; /* files left alone by their mark */
 	uint64_t free_blocks, free_extents; /* the map the plan used */
 	bool free_known;           /* false: no free-space map (runs_expected
@@ -25,6 +28,17 @@ typedef struct {
 	char *largest;             /* path of the largest file to move, or NULL */
 	uint64_t largest_blocks;
 } E4Plan;
+
+/* How long a job doing a plan is expected to take, and from what. */
+typedef struct {
+	double seconds;
+	double mibps;              /* the plan's bytes over seconds, 0 unknown */
+	const char *source;        /* "jobs" (cost.h, fitted to jobs run here),
+	                            * "probe" (a read rate), "none" */
+	const char *scope;         /* of "jobs": "filesystem" or "machine" */
+	size_t jobs;               /* jobs the model was fitted to */
+	uint64_t room_bytes;       /* bytes of the files room would be made for */
+} E4PlanTime;
 
 typedef struct E4Planner E4Planner;
 

@@ -444,8 +444,7 @@ char *e4_render_metrics(const E4Metrics *m)
 	return g_string_free(out, FALSE);
 }
 
-char *e4_render_plan(const E4Plan *p, uint32_t block_size, double rate, const char *rate_source,
-		     bool make_room)
+char *e4_render_plan(const E4Plan *p, const E4PlanTime *t, bool make_room)
 {
 	GString *out = g_string_new(NULL);
 	g_string_append_printf(out,
@@ -458,9 +457,10 @@ char *e4_render_plan(const E4Plan *p, uint32_t block_size, double rate, const ch
 			       p->files, p->bytes, p->blocks, p->runs_now, p->runs_expected, p->runs_ideal,
 			       p->no_gain, p->room_files ? "yes" : "no", p->room_files, make_room,
 			       p->skipped_excluded, p->free_known ? "yes" : "no", p->free_blocks, p->free_extents);
-	append_real(out, rate / 1048576.0, 1);
-	g_string_append_printf(out, "\nrate_source: %s\nseconds_expected: ", rate_source);
-	append_real(out, rate > 0 ? (double)p->blocks * block_size / rate : 0, 1);
+	append_real(out, t->mibps, 1);
+	g_string_append_printf(out, "\nrate_source: %s\ncost_jobs: %zu\ncost_scope: %s\nroom_bytes_expected: %" G_GUINT64_FORMAT
+			       "\nseconds_expected: ", t->source, t->jobs, t->scope ? t->scope : "-", t->room_bytes);
+	append_real(out, t->seconds, 3);
 	g_string_append_c(out, '\n');
 	return g_string_free(out, FALSE);
 }

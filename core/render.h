@@ -80,8 +80,6 @@ char *e4_render_metrics(const E4Metrics *m);
 
 #include "plan.h"
 
-/* The `plan` file: what a job would do now (plan), the rate it would
- * move at (bytes per second, 0 unknown) and where that rate came from,
- * and whether the job may make room. */
-char *e4_render_plan(const E4Plan *plan, uint32_t block_size, double rate, const char *rate_source,
-		     bool make_room);
+/* The `plan` file: what a job would do now (plan), how long it would
+ * take (time), and whether the job may make room. */
+char *e4_render_plan(const E4Plan *plan, const E4PlanTime *time, bool make_room);

@@ -1,5 +1,6 @@
 #include "attrs.h"
 #include "autodefrag.h"
+#include "costs.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -474,9 +475,9 @@ static int generate_plan(E4Fs *fs, E4AttrWork *w, char **out)
 	E4Plan plan;
 	e4_planner_finish(pl, known, &plan);
 	e4_planner_free(pl);
-	const char *source;
-	double rate = e4fs_move_rate(fs, w->fd, plan.largest, &source);
-	*out = e4_render_plan(&plan, bs, rate, source, fs->fsroot_fd >= 0);
+	E4PlanTime time;
+	e4fs_costs_estimate(fs, w->fd, &plan, fs->fsroot_fd >= 0 && w->caller.uid == 0, &time);
+	*out = e4_render_plan(&plan, &time, fs->fsroot_fd >= 0);
 	e4_plan_clear(&plan);
 	return 0;
 }

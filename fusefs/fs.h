@@ -62,8 +62,10 @@ typedef struct {
 	uint64_t metrics_scans; /* atomic: scans made to answer metrics itself */
 	uint64_t jobs_done;  /* finished jobs, and their totals (for metrics) */
 	E4DefragSummary jobs_totals;
-	double job_rate;     /* bytes/s of the last unthrottled defrag job, 0 none (jobs_lock) */
-	double probe_rate;   /* bytes/s of plan's read probe, 0 not yet (jobs_lock) */
+	GMutex costs_lock;   /* guards the cost models and probe_rate (costs.c) */
+	struct E4CostModel *cost_own, *cost_machine; /* this filesystem's, the machine's */
+	char *cost_own_name; /* state file of cost_own */
+	double probe_rate;   /* bytes/s of plan's read probe, 0 not yet */
 	GThreadPool *generators; /* make attribute contents, e4fs_generate */
 	E4Handles *handles;  /* contents of open attribute files (E4Content) */
 	E4Handles *listings; /* listings of open directories */

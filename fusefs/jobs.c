@@ -2,6 +2,7 @@
 
 #include "attrs.h"
 #include "autodefrag.h"
+#include "costs.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -214,6 +215,8 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	job->sum.room_bytes_moved += room.bytes_moved;
 	job->sum.room_files_moved += room.files_moved;
 	job->sum.room_gave_way += room.gave_way;
+	if (room.bytes_moved)
+		job->sum.room_for_bytes += res.size;
 	g_mutex_unlock(&job->lock);
 	if (room.gave_way)
 		log_gave_way(res.ino);
@@ -224,9 +227,7 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	on_file_done(".", &res, job);
 }
 
-/* The name of the resume state of a job on directory inode ino: the
- * filesystem's id (statfs f_fsid, from its UUID on ext4) and the inode. */
-static char *state_name(E4Fs *fs, uint64_t ino)
+char *e4fs_fs_id(E4Fs *fs)
 {
 	struct statfs sf;
 	unsigned a = 0, b = 0;
@@ -236,7 +237,15 @@ static char *state_name(E4Fs *fs, uint64_t ino)
 		a = (unsigned)v[0];
 		b = (unsigned)v[1];
 	}
-	return g_strdup_printf("resume-%08x%08x-%" PRIu64, a, b, ino);
+	return g_strdup_printf("%08x%08x", a, b);
+}
+
+/* The name of the resume state of a job on directory inode ino: the
+ * filesystem's id and the inode. */
+static char *state_name(E4Fs *fs, uint64_t ino)
+{
+	g_autofree char *id = e4fs_fs_id(fs);
+	return g_strdup_printf("resume-%s-%" PRIu64, id, ino);
 }
 
 /* The done set left by a stopped job on the node, or NULL (none, or a
@@ -318,9 +327,6 @@ static const char *result_state(Job *job, int rc)
 	return only_stopped(job) ? "stopped" : "done";
 }
 
-/* A job that moved less says little about the rate. */
-#define RATE_MIN_BYTES (8ull << 20)
-
 static void store_result(E4Fs *fs, Job *job, int rc)
 {
 	char *text = e4_render_defrag_status(result_state(job, rc), &job->sum, NULL, false);
@@ -329,9 +335,11 @@ static void store_result(E4Fs *fs, Job *job, int rc)
 	g_hash_table_replace(fs->results, g_memdup2(&job->root_ino, sizeof(job->root_ino)), text);
 	fs->jobs_done++;
 	e4_defrag_summary_merge(&fs->jobs_totals, &job->sum);
-	if (job->rates && job->sum.bytes_moved >= RATE_MIN_BYTES && job->sum.seconds > 0)
-		fs->job_rate = (double)job->sum.bytes_moved / job->sum.seconds;
 	g_mutex_unlock(&fs->jobs_lock);
+	/* A job that went through or stopped at its deadline, some files
+	 * failed or not, took its natural time; a cancelled one did not. */
+	if (job->rates && (rc == 0 || rc == -EIO))
+		e4fs_costs_job_done(fs, &job->sum);
 	const E4DefragSummary *s = &job->sum;
 	fuse_log(FUSE_LOG_INFO,
 		 "e4infofs: defrag of inode %" G_GUINT64_FORMAT ": %s, %" G_GUINT64_FORMAT " files, "
@@ -577,36 +585,6 @@ char *e4fs_job_status(E4Fs *fs, Node *node)
 	}
 	g_mutex_unlock(&fs->jobs_lock);
 	return text;
-}
-
-/* Bytes the probe reads at most. */
-#define PROBE_BYTES (16ull << 20)
-
-static double probe(int fd, const char *path)
-{
-	int pfd = *path ? e4_open_beneath(fd, path, O_RDONLY) : dup(fd);
-	double rate = pfd >= 0 ? e4_plan_probe_read(pfd, PROBE_BYTES) : -1;
-	if (pfd >= 0)
-		close(pfd);
-	return rate > 0 ? rate / E4FS_PROBE_FACTOR : 0;
-}
-
-double e4fs_move_rate(E4Fs *fs, int fd, const char *path, const char **source)
-{
-	g_mutex_lock(&fs->jobs_lock);
-	double job = fs->job_rate, probed = fs->probe_rate;
-	g_mutex_unlock(&fs->jobs_lock);
-	if (job <= 0 && probed <= 0 && path) {
-		probed = probe(fd, path); /* outside the lock: it reads the disk */
-		g_mutex_lock(&fs->jobs_lock);
-		if (fs->probe_rate <= 0)
-			fs->probe_rate = probed;
-		g_mutex_unlock(&fs->jobs_lock);
-	}
-	double rate = job > 0 ? job : probed;
-	*source = job > 0 ? "last-job" : probed > 0 ? "probe" : "none";
-	double cap = fs->job_defaults.mibps * 1048576.0;
-	return cap > 0 && rate > cap ? cap : rate;
 }
 
 void e4fs_jobs_init(E4Fs *fs)

@@ -13,12 +13,6 @@ typedef enum {
 /* Most bytes of other files one compaction moves. */
 #define E4FS_COMPACT_MAX_BYTES (1ull << 30)
 
-/* A defrag moves this many times slower than an O_DIRECT read of the
- * same data. Measured on loop images (defrag_plan, gen_reference.sh; see
- * docs/defrag.md#plan-against-the-job), jobs moved at 0.1 to 5 times the
- * probe's read rate, no steady factor: the read rate is taken as it is. */
-#define E4FS_PROBE_FACTOR 1.0
-
 /* Runs a job of this kind on node (a file, or a directory's subtree; a
  * pack only on a directory, a compaction only at the mount root and for
  * root: -EINVAL, -EPERM otherwise) for the caller uid and
@@ -55,14 +49,9 @@ char *e4fs_jobs_list(E4Fs *fs);
  * last result, or idle. g_free. */
 char *e4fs_job_status(E4Fs *fs, Node *node);
 
-/* The rate a defrag job would move at, bytes per second, for `plan`: the
- * last unthrottled defrag job on this mount that moved at least 8 MiB
- * (its bytes moved over its whole time, planning included: *source
- * "last-job"); else, once per mount, an O_DIRECT read of up to 16 MiB of
- * path (relative to fd; "" is fd itself) divided by E4FS_PROBE_FACTOR
- * ("probe"); capped by -o defrag_mibps. 0 with "none" when neither is
- * known (path NULL: nothing to move). */
-double e4fs_move_rate(E4Fs *fs, int fd, const char *path, const char **source);
+/* The filesystem's id as 16 hex digits (statfs f_fsid, from its UUID on
+ * ext4): names its state files. g_free. */
+char *e4fs_fs_id(E4Fs *fs);
 /* When node ino's map-before was taken (realtime, microseconds), 0 never. */
 gint64 e4fs_before_time(E4Fs *fs, uint64_t ino);
 

@@ -17,6 +17,7 @@
 #include "fs.h"
 #include "map.h"
 #include "autodefrag.h"
+#include "costs.h"
 #include "jobs.h"
 #include "utab.h"
 
@@ -181,7 +182,8 @@ static void usage(const char *prog)
 	       "    -o donor_dir=PATH      a directory on the same filesystem for donors when the file's\n"
 	       "                           own is not writable (then SOURCE, if writable)\n"
 	       "    -o state_dir=PATH      where a job stopped by its deadline leaves what it finished, for\n"
-	       "                           the next job to resume (default " E4FS_STATE_DIR ")\n"
+	       "                           the next job to resume, and where jobs' costs are learnt for\n"
+	       "                           plan's seconds_expected (default " E4FS_STATE_DIR ")\n"
 	       "    -o make_room=0|1       a root job moves other files out of the way when no free\n"
 	       "                           extent can take a file whole (default 1)\n"
 	       "    -o defrag_seconds=S    a job stops after S seconds (default: none; trigger key seconds=)\n"
@@ -535,8 +537,10 @@ static int run(const Options *opts, struct fuse_args *args, struct fuse_cmdline_
 	fs.handles = e4_handles_new(drop_content);
 	fs.listings = e4_handles_new(e4fs_listing_free);
 	e4fs_jobs_init(&fs);
+	e4fs_costs_init(&fs);
 	rc = serve(&fs, opts, args, cmd);
 	e4fs_auto_free(fs.autod);
+	e4fs_costs_free(&fs);
 	e4fs_jobs_free(&fs);
 	e4_handles_free(fs.handles);
 	e4_handles_free(fs.listings);

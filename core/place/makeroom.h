@@ -46,6 +46,10 @@ typedef struct {
  * blocks (1 GiB at 4 KiB blocks). */
 #define E4_ROOM_MAX_REGION_BLOCKS (1u << 18)
 
+/* Smallest file a job makes room for: below it, the moves would cost
+ * more than the runs they save. Blocks. */
+#define E4_ROOM_MIN_FILE_BLOCKS 256
+
 /* opts->room_hold_bytes, or E4_ROOM_HOLD_DEFAULT when 0. */
 uint64_t e4_room_hold_bytes(const E4DefragOpts *opts);
 

@@ -202,18 +202,26 @@ def plan_rows(rs, combos, w):
     w("`cat $MNT/plan` on a mount of its own just before the job (same image, same options): "
       "the files it would move, their runs now and expected after, and the seconds expected. "
       "Their runs after the job = all runs after (FIEMAP) minus the runs of the files it "
-      "would not move (all runs before minus `runs_now`). Error = expected / measured - 1.")
+      "would not move (all runs before minus `runs_now`). Error = expected / measured - 1. "
+      "The seconds come from the cost model fitted to the jobs this machine ran before "
+      "(`cost_jobs`: how many; kept in the default state_dir, /var/lib/e4infofs, across runs "
+      "of the benchmark), or, with none, from a read probe.")
     w("")
     w("| corpus | free | files | runs now | expected after | measured after | error | "
-      "seconds expected | measured | error |")
-    w("|---|---|---|---|---|---|---|---|---|---|")
+      "seconds expected | from | measured | error |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
     for (c, v) in keys:
         r = rs[(c, v)]
         now = r.med("plan_runs_now")
         exp, meas, se, st = plan_figures(r)
         w(f"| {c} | {v} | {fn(r.med('plan_files'))} | {fn(now)} | {fn(exp)} | {fn(meas)} | "
-          f"{err_pct(exp, meas)} | {fs(se)} | {fs(st)} | {err_pct(se, st)} |")
+          f"{err_pct(exp, meas)} | {fs(se)} | {plan_source(r)} | {fs(st)} | {err_pct(se, st)} |")
     w("")
+
+
+def plan_source(r):
+    jobs = r.med("plan_cost_jobs")
+    return "probe" if not jobs else f"{fn(jobs)} jobs"
 
 
 def err_pct(a, b):

@@ -395,7 +395,7 @@ bench_defrag() {
 	fuse_mount "$d/i/tree" "$d/fi"
 	cat "$d/fi/plan" >"$d/plan.$r.txt" || err "cannot read plan"
 	fuse_umount "$d/fi"
-	for k in files runs_now runs_expected seconds_expected room_files; do
+	for k in files runs_now runs_expected seconds_expected room_files cost_jobs room_bytes_expected; do
 		rec "plan_$k" "$r" "$(stat_key "$d/plan.$r.txt" "$k" | head -n 1)"
 	done
 	fuse_mount "$d/i/tree" "$d/fi"

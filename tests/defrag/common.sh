@@ -133,7 +133,8 @@ snap_before() {
 check_snap() {
 	drop_caches
 	"${FSNAP[@]}" snap "$SRC" >"$T/snap.now"
-	cmp -s "$T/snap.before" "$T/snap.now" || fail "$1 changed content, timestamps or holes"
+	cmp -s "$T/snap.before" "$T/snap.now" ||
+		fail "$1 changed content, timestamps or holes: $(diff "$T/snap.before" "$T/snap.now" | head -6 | tr "\n" " ")"
 }
 
 check_moved_intact() {

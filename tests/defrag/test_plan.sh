@@ -25,6 +25,8 @@ run_case() {
 	local name=$1 files bytes runs_now expected after tol excluded t0 ms secs_exp
 	start_e4infofs -o make_room=0
 	cat "$MNT/d/plan" >"$T/plan.$name"
+	check_eq "$(pkey "$T/plan.$name" rate_source)" "$WANT_SOURCE" "$name: where seconds_expected came from"
+	check_eq "$(pkey "$T/plan.$name" cost_scope)" "$WANT_SCOPE" "$name: which cost model"
 	log "$name: plan: $(tr '\n' ' ' <"$T/plan.$name")"
 	files=$(pkey "$T/plan.$name" files)
 	bytes=$(pkey "$T/plan.$name" bytes)
@@ -75,7 +77,9 @@ run_case() {
 	# ideal (1 run: every file here is under 128 MiB), 0 when it reached it.
 	check_eq "$(pkey "$MNT/d/plan" files)" "$(movable_list | xargs filefrag | grep -vc ': 1 extent found')" \
 		"$name: plan files after the job"
-	check_eq "$(pkey "$MNT/d/plan" rate_source)" last-job "$name: rate after a job"
+	# The job taught the cost model (more than 8 MiB moved): the seconds
+	# now come from it.
+	check_eq "$(pkey "$MNT/d/plan" rate_source)" jobs "$name: rate after a job"
 	check_snap "$name: the job"
 	stop_e4infofs
 }
@@ -95,7 +99,24 @@ mark "$SRC/d/x1"
 MOVABLE=16 MARKED=2
 TOL_MIN=2
 sync
+WANT_SOURCE=probe WANT_SCOPE=- # no job yet in this state_dir
 run_case contiguous
+
+# The model is kept in state_dir: a new mount has it; a damaged file is
+# ignored with a log line, and no job is known.
+start_e4infofs -o make_room=0
+check_eq "$(pkey "$MNT/d/f0/plan" cost_jobs)" 1 "cost model after a remount"
+check_eq "$(pkey "$MNT/d/f0/plan" cost_scope)" filesystem "cost model after a remount"
+stop_e4infofs
+[ -f "$T/state/costs" ] || fail "no machine cost model in state_dir"
+cp "$T/state/costs" "$T/costs.good"
+for f in "$T"/state/costs*; do sed -i '3s/^[0-9]/9&/' "$f"; done
+start_e4infofs -o make_room=0
+check_eq "$(pkey "$MNT/d/f0/plan" cost_jobs)" 0 "a damaged cost model"
+grep -q "cost model costs damaged: ignored" "$T"/daemon*.log || fail "no log line for the damaged cost model"
+stop_e4infofs
+cp "$T/costs.good" "$T/state/costs"
+rm -f "$T"/state/costs-*
 
 # ---- case 2: free space all 512 KiB holes -------------------------------------------
 # The files to move interleave with each other (mkfrag), the marked ones
@@ -117,5 +138,7 @@ MOVABLE=8 MARKED=8
 # the plan's model is documented as optimistic on free space this cut up.
 TOL_MIN=-1
 sync
+# A new filesystem without jobs of its own: the machine's model.
+WANT_SOURCE=jobs WANT_SCOPE=machine
 run_case holes
 log "ok"
