@@ -53,6 +53,31 @@ START_TEST(counts_what_a_job_moves)
 }
 END_TEST
 
+/* A file of 300 MiB (ideal: 3 extents) from a free extent of 400 MiB is
+ * one physical run; from two of 200 MiB, two; with too little free space
+ * it stays, a room file, whose blocks count as room (256 blocks to 1 GiB). */
+START_TEST(runs_are_physical)
+{
+	const File files[] = { { "d/a", fig(76800, 40), false } };
+	const uint64_t one[] = { 102400 }, two[] = { 51200, 51200 };
+	E4Plan plan = plan_of(files, 1, one, 1, true);
+	ck_assert_uint_eq(plan.runs_expected, 1);
+	ck_assert_uint_eq(plan.runs_ideal, 3);
+	ck_assert_uint_eq(plan.room_files, 0);
+	e4_plan_clear(&plan);
+	plan = plan_of(files, 1, two, 2, true);
+	ck_assert_uint_eq(plan.runs_expected, 2);
+	ck_assert_uint_eq(plan.room_files, 0);
+	e4_plan_clear(&plan);
+	const uint64_t cut[] = { 20000, 20000 }; /* too little: it stays as it is */
+	plan = plan_of(files, 1, cut, 2, true);
+	ck_assert_uint_eq(plan.runs_expected, 40);
+	ck_assert_uint_eq(plan.room_files, 1);
+	ck_assert_uint_eq(plan.room_blocks, 76800);
+	e4_plan_clear(&plan);
+}
+END_TEST
+
 /* 300 blocks from extents of 100, 200 and 250: the largest (250) then
  * the best fit for the 50 left (100): 2 runs; the next file of 50 blocks
  * finds the 50 left of that extent (best fit, not the 200). In the second
@@ -105,6 +130,7 @@ static Suite *plan_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, counts_what_a_job_moves);
 	tcase_add_test(tc, best_fit_else_largest);
+	tcase_add_test(tc, runs_are_physical);
 	tcase_add_test(tc, no_gain_and_unknown);
 	tcase_add_test(tc, second_pass_on_freed_room);
 	suite_add_tcase(s, tc);
