@@ -89,9 +89,10 @@ typedef struct {
 	void (*progress)(uint64_t bytes_done, void *user);
 	void *user;
 	/* Called with the inode of each other file whose blocks making room
-	 * moved (a move changes no timestamp: cached figures must be
-	 * forgotten), with moved_user (never replaced by the subtree walk). */
-	void (*moved)(uint64_t ino, void *moved_user);
+	 * moved, and the bytes moved (a move changes no timestamp: cached
+	 * figures must be forgotten; a compaction's progress), with
+	 * moved_user (never replaced by the subtree walk). */
+	void (*moved)(uint64_t ino, uint64_t bytes, void *moved_user);
 	void *moved_user;
 } E4DefragOpts;
 

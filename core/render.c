@@ -195,7 +195,9 @@ static void render_defrag_progress(GString *out, const E4DefragSummary *s, const
 	double pct = e4_defrag_percent(s);
 	g_string_append_printf(out, "files_done: %" G_GUINT64_FORMAT "\nfiles_total: %" G_GUINT64_FORMAT
 			       "\nbytes_done: %" G_GUINT64_FORMAT "\nbytes_total: %" G_GUINT64_FORMAT
-			       "\npercent: ", s->files_done, s->files_total, s->bytes_done, s->bytes_total);
+			       "\nroom_bytes_moved: %" G_GUINT64_FORMAT "\nroom_files_moved: %" G_GUINT64_FORMAT
+			       "\npercent: ", s->files_done, s->files_total, s->bytes_done, s->bytes_total,
+			       s->room_bytes_moved, s->room_files_moved);
 	append_real(out, pct, 1);
 	g_string_append(out, "\ncurrent: ");
 	e4_escape_text(out, current ? current : "-");

@@ -34,6 +34,7 @@ typedef struct {
 	gint64 deadline;        /* monotonic µs from which it stops; 0: none */
 	gint stopped;           /* atomic: the deadline stopped it */
 	bool rates;             /* a defrag job without a throttle: its rate is plan's */
+	bool room_live;         /* a compaction: sum's room counts grow as files move */
 	GMutex lock;            /* guards sum and current */
 	E4DefragSummary sum;
 	char *current;
@@ -151,10 +152,16 @@ static void on_progress(const E4DefragSummary *now, const char *current, void *u
 }
 
 /* Making room moved another file's blocks: its cached figures are stale. */
-static void on_room_moved(uint64_t ino, void *user)
+static void on_room_moved(uint64_t ino, uint64_t bytes, void *user)
 {
 	Job *job = user;
 	e4_tree_forget_inode(job->fs->tree, ino);
+	if (!job->room_live)
+		return; /* a defrag job counts the room it made per file */
+	g_mutex_lock(&job->lock);
+	job->sum.room_bytes_moved += bytes;
+	job->sum.room_files_moved++;
+	g_mutex_unlock(&job->lock);
 }
 
 static void on_file_done(const char *path, const E4FileDefrag *res, void *user)
@@ -391,6 +398,7 @@ static int job_misuse(E4Fs *fs, Node *node, E4fsJobKind kind, uid_t uid)
 static int run_compact(Job *job, const E4DefragOpts *opts)
 {
 	E4Compacted c;
+	job->room_live = true; /* before any move: read by the moves' callback */
 	int rc = e4_compact(job->fs->defrag, job->fs->fsroot_fd, E4FS_COMPACT_MAX_BYTES, opts, &c);
 	g_mutex_lock(&job->lock);
 	job->sum.room_bytes_moved = c.bytes_moved;

@@ -359,7 +359,7 @@ static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
 			rm->out->bytes_moved += res.bytes_moved;
 			rm->out->files_moved++;
 			if (res.bytes_moved && rm->opts->moved)
-				rm->opts->moved(mf->ino, rm->opts->moved_user);
+				rm->opts->moved(mf->ino, res.bytes_moved, rm->opts->moved_user);
 			rc = res.outcome == E4_OUTCOME_IMPROVED ? 0 : res.outcome == E4_OUTCOME_CANCELLED ? -ECANCELED : -ENOSPC;
 		}
 	}
