@@ -202,14 +202,9 @@ static bool parse_line(const char *line, E4CostSample *x)
 int e4_cost_parse(const char *text, size_t len, E4CostModel *m)
 {
 	*m = (E4CostModel){0};
-	gssize body = e4_statefile_check(text, len, MAGIC);
-	if (body < 0)
-		return (int)body;
-	g_autofree char *copy = g_strndup(text, (gsize)body);
-	g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
+	g_auto(GStrv) lines = NULL;
 	unsigned count = 0;
-	char extra;
-	if (!lines[0] || !lines[1] || sscanf(lines[1], "count %u%c", &count, &extra) != 1 || count > E4_COST_SAMPLES)
+	if (e4_statefile_lines(text, len, MAGIC, &lines, &count) < 0 || count > E4_COST_SAMPLES)
 		return -EBADMSG;
 	E4CostModel got = {0};
 	size_t i = 2;

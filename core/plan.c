@@ -244,8 +244,10 @@ void e4_planner_finish(E4Planner *p, bool known, E4Plan *out)
 		give(p, freed[d]);
 	for (guint i = 0; known && i < v->len; i++) {
 		Cand *c = &g_array_index(v, Cand, i);
-		if (c->expected > c->ideal)
+		if (c->expected > c->ideal) {
+			o->retry_blocks += c->blocks;
 			try_donor(p, c);
+		}
 	}
 	for (guint i = 0; i < v->len; i++) {
 		const Cand *c = &g_array_index(v, Cand, i);

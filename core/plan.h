@@ -18,6 +18,8 @@ typedef struct {
 	uint64_t no_gain;          /* of files: the free space cannot do better */
 	uint64_t room_files;       /* of files: still above their ideal (a job
 	                            * would make room for them when it may) */
+	uint64_t retry_blocks;     /* mapped blocks of the files given a second
+	                            * donor (moved twice, the job's second pass) */
 	uint64_t room_blocks;      /* mapped blocks of those a job makes room
 	                            * for (E4_ROOM_MIN_FILE_BLOCKS to
 	                            * E4_ROOM_MAX_REGION_BLOCKS each) */

@@ -102,14 +102,9 @@ static bool parse_line(const char *line, Key *k)
 int e4_resume_parse(const char *text, size_t len, E4Resume **out)
 {
 	*out = NULL;
-	gssize body_len = e4_statefile_check(text, len, MAGIC);
-	if (body_len < 0)
-		return (int)body_len;
-	g_autofree char *copy = g_strndup(text, (gsize)body_len);
-	g_auto(GStrv) lines = g_strsplit(copy, "\n", -1);
+	g_auto(GStrv) lines = NULL;
 	unsigned count = 0;
-	char extra;
-	if (!lines[0] || !lines[1] || sscanf(lines[1], "count %u%c", &count, &extra) != 1)
+	if (e4_statefile_lines(text, len, MAGIC, &lines, &count) < 0)
 		return -EBADMSG;
 	E4Resume *r = e4_resume_new();
 	size_t i = 2;

@@ -55,6 +55,21 @@ gssize e4_statefile_check(const char *text, size_t len, const char *magic)
 	return strcmp(tail, expect) == 0 ? (gssize)body_len : -EBADMSG;
 }
 
+int e4_statefile_lines(const char *text, size_t len, const char *magic, char ***lines, unsigned *count)
+{
+	*lines = NULL;
+	gssize body = e4_statefile_check(text, len, magic);
+	if (body < 0)
+		return (int)body;
+	g_autofree char *copy = g_strndup(text, (gsize)body);
+	g_auto(GStrv) v = g_strsplit(copy, "\n", -1);
+	char extra;
+	if (!v[0] || !v[1] || sscanf(v[1], "count %u%c", count, &extra) != 1)
+		return -EBADMSG;
+	*lines = g_steal_pointer(&v);
+	return 0;
+}
+
 int e4_statefile_read(int dirfd, const char *name, size_t max_bytes, GString **out)
 {
 	*out = NULL;

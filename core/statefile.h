@@ -17,6 +17,11 @@ int e4_statefile_save(int dirfd, const char *name, const char *body, size_t len)
  * before the checksum line), or -EBADMSG. */
 gssize e4_statefile_check(const char *text, size_t len, const char *magic);
 
+/* Checks text as e4_statefile_check does and splits its body into lines
+ * (*lines, g_strfreev; the last one is empty), the second of which must
+ * be "count N": *count. Returns 0 or -EBADMSG (*lines NULL). */
+int e4_statefile_lines(const char *text, size_t len, const char *magic, char ***lines, unsigned *count);
+
 /* Reads the file name of dirfd, at most max_bytes. Returns 0 with *out
  * (g_string_free), -ENOENT when there is none, -EBADMSG when it is larger
  * or holds a NUL byte, or another -errno. */

@@ -120,7 +120,8 @@ static bool fitted(E4Fs *fs, E4CostFit *fit, const char **scope)
 void e4fs_costs_estimate(E4Fs *fs, int fd, const E4Plan *plan, bool make_room, E4PlanTime *out)
 {
 	uint32_t bs = fs->info->geom.block_size;
-	uint64_t bytes = plan->blocks * bs;
+	/* As a job's sample counts them: the second pass moves files again. */
+	uint64_t bytes = (plan->blocks + plan->retry_blocks) * bs;
 	*out = (E4PlanTime){ .source = "none", .room_bytes = make_room ? plan->room_blocks * bs : 0 };
 	E4CostFit fit;
 	const char *scope;
@@ -137,5 +138,5 @@ void e4fs_costs_estimate(E4Fs *fs, int fd, const E4Plan *plan, bool make_room, E
 	double cap = fs->job_defaults.mibps * 1048576.0;
 	if (cap > 0 && out->seconds < (double)bytes / cap)
 		out->seconds = (double)bytes / cap;
-	out->mibps = out->seconds > 0 ? (double)bytes / 1048576.0 / out->seconds : 0;
+	out->mibps = out->seconds > 0 ? (double)(plan->blocks * bs) / 1048576.0 / out->seconds : 0;
 }

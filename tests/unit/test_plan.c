@@ -90,6 +90,7 @@ START_TEST(best_fit_else_largest)
 	ck_assert_uint_eq(plan.runs_expected, 1 + 1);
 	ck_assert_uint_eq(plan.room_files, 0);
 	ck_assert_uint_eq(plan.no_gain, 0);
+	ck_assert_uint_eq(plan.retry_blocks, 300); /* the big file, moved twice */
 	e4_plan_clear(&plan);
 }
 END_TEST
