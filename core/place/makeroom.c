@@ -537,6 +537,12 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 		g_array_append_vals(rm.keep, cleared->data, cleared->len);
 		g_array_append_vals(avoid, cleared->data, cleared->len);
 	}
+	/* Blocks freed since the last commit (the previous file's old blocks,
+	 * its first donor's) are still used in GETFSMAP and owned by no file:
+	 * unknown, in every window they lie in. Measured on corpus c cheese
+	 * right after a job's moves: every 320 MiB window held 1,584-32,014
+	 * unknown blocks (the bound is 160); after a sync 10 of 36 held 0-28. */
+	syncfs(root_fd);
 	int rc = -ENOSPC;
 	for (size_t n = 0; n < ROOM_TRIES && rc == -ENOSPC; n++) {
 		E4Region tried;
