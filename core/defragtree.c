@@ -478,7 +478,6 @@ static void retry_pass(Plan *p)
 	p->retrying = true;
 	p->next = 0;
 	p->sum->bytes_total += bytes;
-	p->sum->room_for_bytes += bytes;
 	report(p, NULL);
 	g_mutex_unlock(&p->lock);
 	run_workers(p, p->opts->threads);
@@ -518,6 +517,7 @@ static void room_pass(Plan *p)
 	p->fruitless = 0;
 	p->next = 0;
 	p->sum->bytes_total += bytes;
+	p->sum->room_for_bytes += bytes;
 	report(p, NULL);
 	g_mutex_unlock(&p->lock);
 	run_workers(p, 1);

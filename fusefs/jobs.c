@@ -33,7 +33,7 @@ typedef struct {
 	gint cancel;            /* atomic: set by a "cancel" write */
 	gint64 deadline;        /* monotonic µs from which it stops; 0: none */
 	gint stopped;           /* atomic: the deadline stopped it */
-	bool rates;             /* a defrag job without a throttle: its rate is plan's */
+	bool rates;             /* a defrag job without a throttle: a sample of the cost model */
 	bool room_live;         /* a compaction: sum's room counts grow as files move */
 	GMutex lock;            /* guards sum and current */
 	E4DefragSummary sum;

@@ -63,7 +63,8 @@ run_case() {
 	t0=$(now_s)
 	echo 1 >"$MNT/d/defrag" || fail "$name: the job failed"
 	ms=$(elapsed_ms "$t0")
-	log "$name: job: $(tr '\n' ' ' <"$MNT/d/defrag")"
+	cat "$MNT/d/defrag" >"$T/job.$name"
+	log "$name: job: $(tr '\n' ' ' <"$T/job.$name")"
 	after=$(movable_runs)
 	log "$name: runs per file after the job: $(movable_list | xargs filefrag | sed 's|.*/||' | tr '\n' ' ')"
 	tol=$((expected * TOL_PCT / 100))
@@ -141,4 +142,14 @@ sync
 # A new filesystem without jobs of its own: the machine's model.
 WANT_SOURCE=jobs WANT_SCOPE=machine
 run_case holes
+# Its cost sample (the last line before the checksum: files, bytes,
+# room_bytes, seconds): the job gave files a second donor (retried) but
+# made no room (make_room=0), so no bytes count as room.
+retried=$(pkey "$T/job.holes" retried)
+[ "$retried" -gt 0 ] || fail "holes: the job retried no file: the sample's split is not tested"
+sample=$(grep -v '^sha256 ' "$T/state/costs" | tail -n 1)
+read -r s_files s_bytes s_room s_secs <<<"$sample"
+check_eq "$s_room" 0 "holes: room bytes of the job's cost sample ($sample; retried $retried)"
+[ "$s_bytes" -gt 0 ] || fail "holes: no bytes in the job's cost sample ($sample)"
+log "holes: cost sample $s_files files, $s_bytes bytes, $s_room room bytes, $s_secs s"
 log "ok"
