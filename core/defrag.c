@@ -296,8 +296,9 @@ static void move_failed(Move *m, int rc)
 		set_skip(m->out, E4_DSKIP_CHANGED); /* the range lost its blocks under us */
 	else if (rc == -EINVAL && fstat(m->rw, &st) == 0 && (uint64_t)st.st_size < m->out->size)
 		set_skip(m->out, E4_DSKIP_CHANGED); /* truncated: the range is past the end now */
-	else if (rc == -EBUSY)
-		set_skip(m->out, E4_DSKIP_BUSY); /* pages held by another process, retried */
+	else if (rc == -EBUSY || rc == -ENOMEM)
+		set_skip(m->out, E4_DSKIP_BUSY); /* pages held by another process or the
+						   * kernel short of memory: retried */
 	else if (rc == -ETXTBSY && fstat(m->rw, &st) == 0)
 		set_skip(m->out, busy_text_reason(&st)); /* a swap file or program now */
 	else

@@ -48,6 +48,9 @@ typedef struct {
 	GArray *keep;              /* E4Region: where nothing moved may go, the
 	                            * region first, then those cleared before */
 	E4Exclude *exclude;        /* directories whose files may not move */
+	GHashTable *pinned_inos;   /* inodes found unmovable (excluded) this job */
+	bool *pinned;              /* per map.files: one of those */
+	bool *checked;             /* per map.files: looked at for the mark */
 	E4RoomMade *out;
 } Room;
 
@@ -324,6 +327,42 @@ static bool excluded_dir(Room *rm, const char *path)
 	return excluded;
 }
 
+/* May file f move at all? Not when it or a directory above it is marked
+ * excluded, nor when it cannot be found. The owner, a lock or a lease
+ * are checked when it moves (e4_defrag_admit): they may change. */
+static bool may_move(Room *rm, uint32_t f)
+{
+	const E4MapFile *mf = &rm->map.files[f];
+	if (excluded_dir(rm, mf->path))
+		return false;
+	int fd = e4_open_beneath(rm->root_fd, mf->path, O_PATH);
+	if (fd < 0)
+		return false;
+	bool marked = e4_exclude_marked(fd);
+	close(fd);
+	return !marked;
+}
+
+/* Pins the files in the chosen region that may not move: true when it
+ * found one (the region cannot be cleared: choose again). */
+static bool pin_unmovable(Room *rm)
+{
+	bool found = false;
+	for (size_t i = 0; i < rm->map.n; i++) {
+		const E4Piece *p = &rm->map.v[i];
+		uint32_t f = p->file;
+		if (f == E4_PIECE_FREE || f == rm->target || rm->checked[f] || !in_region(&rm->r, p->start, p->len))
+			continue;
+		rm->checked[f] = true;
+		if (may_move(rm, f))
+			continue;
+		rm->pinned[f] = true;
+		g_hash_table_add(rm->pinned_inos, g_memdup2(&rm->map.files[f].ino, sizeof(uint64_t)));
+		found = true;
+	}
+	return found;
+}
+
 /* Moves pieces (of file f, in the region) into the donor. 0, 1 when the
  * donor's room could not take them, or -errno. */
 static int evacuate(Room *rm, uint32_t f, const GArray *pieces)
@@ -444,7 +483,8 @@ static int clear_region(Room *rm)
 	g_autofree bool *done = g_new0(bool, rm->map.nfiles + 1);
 	for (size_t i = 0; rc == 0 && i < rm->map.n; i++) {
 		const E4Piece *p = &rm->map.v[i];
-		if (p->file == E4_PIECE_FREE || done[p->file] || !in_region(&rm->r, p->start, p->len))
+		if (p->file == E4_PIECE_FREE || done[p->file] || rm->pinned[p->file] ||
+		    !in_region(&rm->r, p->start, p->len))
 			continue;
 		if (room_cancelled(rm))
 			rc = -ECANCELED;
@@ -460,6 +500,39 @@ static int clear_region(Room *rm)
  * next. */
 #define ROOM_TRIES 3
 
+/* Regions chosen in one try before the one without files that may not
+ * move (each choice pins every such file of the region before). */
+#define PIN_ROUNDS 16
+
+/* Chooses the region (rm->r) for q, passing over those holding files
+ * that may not move. 0 or -ENOSPC. */
+static int choose_movable(Room *rm, E4RegionQuery *q)
+{
+	for (size_t i = 0; i < rm->map.nfiles; i++)
+		rm->pinned[i] = g_hash_table_contains(rm->pinned_inos, &rm->map.files[i].ino);
+	q->pinned = rm->pinned;
+	for (int round = 0; round < PIN_ROUNDS; round++) {
+		int rc = e4_region_find(&rm->map, q, &rm->r);
+		if (rc < 0 || !pin_unmovable(rm))
+			return rc;
+	}
+	return -ENOSPC;
+}
+
+/* Blocks of the region's files that move, the target's included: its
+ * own blocks counted as free for the choice are in the way as much as
+ * others' (they move first). */
+static uint64_t blocks_to_move(const Room *rm)
+{
+	uint64_t used = 0;
+	for (size_t i = 0; i < rm->map.n; i++) {
+		const E4Piece *p = &rm->map.v[i];
+		if (p->file != E4_PIECE_FREE && !rm->pinned[p->file] && in_region(&rm->r, p->start, p->len))
+			used += MIN(p->start + p->len, rm->r.start + rm->r.len) - MAX(p->start, rm->r.start);
+	}
+	return used;
+}
+
 /* One try: maps the filesystem, chooses a region not in avoid (the
  * regions tried, then rm->keep's: those cleared before), clears it. The
  * region goes into *tried. */
@@ -470,10 +543,14 @@ static int try_room(Room *rm, uint64_t blocks, uint64_t target, GArray *avoid, E
 		return rc;
 	rm->target = file_index(&rm->map, target);
 	rm->r = (E4Region){0};
+	rm->pinned = g_new0(bool, rm->map.nfiles + 1);
+	rm->checked = g_new0(bool, rm->map.nfiles + 1);
 	E4RegionQuery q = { .len = blocks, .align = MIN(blocks & -blocks, (uint64_t)E4_MAX_EXTENT_BLOCKS),
 			    .skip_file = rm->target, .avoid = (const E4Region *)avoid->data, .navoid = avoid->len,
 			    .min_used = rm->min_used, .max_used = rm->max_used };
-	rc = e4_region_find(&rm->map, &q, &rm->r);
+	rc = choose_movable(rm, &q);
+	if (rc < 0)
+		rm->r = (E4Region){0}; /* none qualifies: the next try's map is the same */
 	*tried = rm->r;
 	/* The cheapest region costs too much: the others cost more. */
 	if (rc == 0 && rm->r.used * rm->bs > E4_ROOM_MAX_MOVE_BYTES) {
@@ -483,13 +560,7 @@ static int try_room(Room *rm, uint64_t blocks, uint64_t target, GArray *avoid, E
 	rm->out->region = rm->r;
 	if (rc == 0)
 		g_array_prepend_val(rm->keep, rm->r);
-	/* The file's own blocks in the region count as free for the choice,
-	 * but they are in the way as much as others': they move first. */
-	rm->r.used = 0;
-	for (size_t i = 0; rc == 0 && i < rm->map.n; i++)
-		if (rm->map.v[i].file != E4_PIECE_FREE && in_region(&rm->r, rm->map.v[i].start, rm->map.v[i].len))
-			rm->r.used += MIN(rm->map.v[i].start + rm->map.v[i].len, rm->r.start + rm->r.len) -
-				      MAX(rm->map.v[i].start, rm->r.start);
+	rm->r.used = rc == 0 ? blocks_to_move(rm) : 0;
 	rm->moved = 0;
 	if (rc == 0 && rm->r.used > 0)
 		rc = clear_region(rm);
@@ -498,6 +569,8 @@ static int try_room(Room *rm, uint64_t blocks, uint64_t target, GArray *avoid, E
 	rm->donor = -1;
 	if (rc == 0)
 		g_array_remove_index(rm->keep, 0);
+	g_clear_pointer(&rm->pinned, g_free);
+	g_clear_pointer(&rm->checked, g_free);
 	e4_blockmap_clear(&rm->map);
 	return rc;
 }
@@ -532,6 +605,7 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 	rm.fill = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	rm.keep = g_array_new(FALSE, FALSE, sizeof(E4Region));
 	rm.exclude = e4_exclude_new();
+	rm.pinned_inos = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
 	g_autoptr(GArray) avoid = g_array_new(FALSE, FALSE, sizeof(E4Region));
 	if (cleared) {
 		g_array_append_vals(rm.keep, cleared->data, cleared->len);
@@ -557,6 +631,7 @@ static int room_make(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target,
 	}
 	g_array_free(rm.keep, TRUE);
 	e4_exclude_free(rm.exclude);
+	g_hash_table_destroy(rm.pinned_inos);
 	/* Blocks freed in a transaction can be allocated (and show free in
 	 * GETFSMAP) only once it commits: also after a try that moved some. */
 	out->gave_way = rm.gave_way;

@@ -18,6 +18,17 @@ static bool counts_free(const Sums *s, const E4Piece *p)
 	return p->file == E4_PIECE_FREE || p->file == s->skip;
 }
 
+/* A piece that cannot move is as unknown as metadata. */
+static bool counts_known(const Sums *s, const E4Piece *p)
+{
+	return p->file == E4_PIECE_FREE || !s->q->pinned || !s->q->pinned[p->file];
+}
+
+static bool counts_moving(const Sums *s, const E4Piece *p)
+{
+	return counts_known(s, p) && !counts_free(s, p);
+}
+
 /* Sums of the blocks of [0, at): known blocks and moving blocks. */
 static void sums_until(const Sums *s, uint64_t at, uint64_t *known, uint64_t *moving)
 {
@@ -40,8 +51,9 @@ static void sums_until(const Sums *s, uint64_t at, uint64_t *known, uint64_t *mo
 	uint64_t end = p->start + p->len;
 	if (end > at) {
 		uint64_t over = end - at;
-		*known -= over;
-		if (!counts_free(s, p))
+		if (counts_known(s, p))
+			*known -= over;
+		if (counts_moving(s, p))
 			*moving -= over;
 	}
 }
@@ -84,8 +96,8 @@ int e4_region_find(const E4BlockMap *m, const E4RegionQuery *q, E4Region *out)
 	s.known[0] = s.moving[0] = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		const E4Piece *p = &m->v[i];
-		s.known[i + 1] = s.known[i] + p->len;
-		s.moving[i + 1] = s.moving[i] + (counts_free(&s, p) ? 0 : p->len);
+		s.known[i + 1] = s.known[i] + (counts_known(&s, p) ? p->len : 0);
+		s.moving[i + 1] = s.moving[i] + (counts_moving(&s, p) ? p->len : 0);
 	}
 	bool found = false;
 	uint64_t last = m->v[m->n - 1].start + m->v[m->n - 1].len;

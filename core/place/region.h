@@ -2,6 +2,7 @@
  * fewest blocks of other files to clear. Pure. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "blockmap.h"
@@ -37,6 +38,9 @@ typedef struct {
 	size_t navoid;
 	uint64_t min_used;         /* and those with fewer blocks of data to move */
 	uint64_t max_used;         /* or more (0: no bound) */
+	const bool *pinned;        /* per m->files index (NULL: none): files
+	                            * that may not move (excluded, say), whose
+	                            * pieces count as unknown */
 } E4RegionQuery;
 
 /* e4_region_choose with more conditions. 0, or -ENOSPC. */

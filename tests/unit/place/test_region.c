@@ -2,6 +2,7 @@
  * fewest blocks of other files to clear, never one holding unknown blocks. */
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "region.h"
@@ -115,6 +116,38 @@ START_TEST(region_few_unknown)
 }
 END_TEST
 
+START_TEST(region_pinned)
+{
+	/* Two windows of 32: [0, 32) holds 4 blocks of file 0, [32, 64) 12
+	 * of file 1. File 0 may not move (excluded): its 4 blocks count as
+	 * unknown (32 / E4_REGION_UNKNOWN_PER is 0), so the dearer window is
+	 * the only one; with file 1 pinned too, none. */
+	E4Piece p[] = { { 0, 4, 0, 0 }, { 4, 28, 0, FREE }, { 32, 12, 0, 1 }, { 44, 20, 0, FREE } };
+	E4BlockMap m = map_of(64, p, 4);
+	E4Region r;
+	E4RegionQuery q = { .len = 32, .align = 32, .skip_file = FREE };
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), 0);
+	ck_assert_uint_eq(r.start, 0);
+	ck_assert_uint_eq(r.used, 4);
+	bool pinned[2] = { true, false };
+	q.pinned = pinned;
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), 0);
+	ck_assert_uint_eq(r.start, 32);
+	ck_assert_uint_eq(r.used, 12);
+	ck_assert_uint_eq(r.unknown, 0);
+	/* Unaligned: a window straddling file 0's last blocks counts them. */
+	q.align = 1;
+	q.len = 30;
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), 0);
+	ck_assert_uint_ge(r.start, 4);
+	pinned[1] = true;
+	q.align = 32;
+	q.len = 32;
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), -ENOSPC);
+	free(m.v);
+}
+END_TEST
+
 static Suite *region_suite(void)
 {
 	Suite *s = suite_create("region");
@@ -124,6 +157,7 @@ static Suite *region_suite(void)
 	tcase_add_test(tc, region_overlaps_dropped);
 	tcase_add_test(tc, region_aligned);
 	tcase_add_test(tc, region_few_unknown);
+	tcase_add_test(tc, region_pinned);
 	suite_add_tcase(s, tc);
 	return s;
 }
