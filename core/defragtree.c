@@ -329,7 +329,8 @@ static int reopen(const Plan *p, const char *path, const E4Handle *h, int flags)
 }
 
 /* A defrag of one file, making room for it in the third pass. */
-static void move_file(Plan *p, int fd, int dirfd, const E4DefragOpts *fopts, E4FileDefrag *res)
+static void move_file(Plan *p, const char *path, int fd, int dirfd, const E4DefragOpts *fopts,
+		      E4FileDefrag *res)
 {
 	if (!p->making_room) {
 		e4_defrag_file(p->d, fd, dirfd, fopts, res);
@@ -344,6 +345,8 @@ static void move_file(Plan *p, int fd, int dirfd, const E4DefragOpts *fopts, E4F
 	if (room.gave_way)
 		p->making_room = false; /* others need the free space: the rest plainly */
 	g_mutex_unlock(&p->lock);
+	if (room.tried && p->opts->room_done)
+		p->opts->room_done(path, res, &room, p->opts->file.user);
 }
 
 static void move_candidate(Worker *w, Candidate *c)
@@ -370,7 +373,7 @@ static void move_candidate(Worker *w, Candidate *c)
 		g_mutex_lock(&p->lock);
 		report(p, c->path);
 		g_mutex_unlock(&p->lock);
-		move_file(p, fd, dirfd, &fopts, &res);
+		move_file(p, c->path, fd, dirfd, &fopts, &res);
 	}
 	if (fd >= 0)
 		close(fd);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "defrag.h"
+#include "makeroom.h"
 #include "resume.h"
 
 typedef struct {
@@ -54,6 +55,9 @@ typedef struct {
 	void (*progress)(const E4DefragSummary *now, const char *current, void *user);
 	/* Called after each file with its path and result. */
 	void (*file_done)(const char *path, const E4FileDefrag *res, void *user);
+	/* Called in the third pass after each file room was looked for
+	 * (room->tried), with what making room did and the file's result. */
+	void (*room_done)(const char *path, const E4FileDefrag *res, const E4RoomMade *room, void *user);
 } E4DefragTreeOpts;
 
 /* Defragments every regular file below directory dirfd on the engine's

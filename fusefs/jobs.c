@@ -190,6 +190,29 @@ static void log_gave_way(uint64_t ino)
 		 "of what it was; all it held is freed\n", what);
 }
 
+/* What making room did for a file: one line each time it was tried, so
+ * that a tree job's log says which files got room and which did not (path:
+ * relative to the job's directory; NULL in a file's own job). */
+static void on_room_done(const char *path, const E4FileDefrag *res, const E4RoomMade *room, void *user)
+{
+	(void)user;
+	if (room->gave_way)
+		log_gave_way(res->ino);
+	if (!room->tried)
+		return;
+	g_autofree char *what = path ? g_strdup_printf("inode %" PRIu64 " (%s)", res->ino, path)
+				     : g_strdup_printf("inode %" PRIu64, res->ino);
+	if (room->rc == 0 || room->files_moved)
+		fuse_log(FUSE_LOG_INFO, "e4infofs: made room for %s: %" PRIu64 " blocks at %" PRIu64 ", moved %" PRIu64
+			 " bytes of %" PRIu64 " files; runs %" PRIu32 " -> %" PRIu32 "%s\n", what, room->region.len,
+			 room->region.start, room->bytes_moved, room->files_moved, res->runs_before, res->runs_after,
+			 room->rc == 0 ? "" : " (the region was given up)");
+	else
+		fuse_log(FUSE_LOG_INFO, "e4infofs: no room made for %s, %" PRIu32 " runs: %s\n", what, res->runs_after,
+			 room->rc == -ENOSPC ? "no region qualified or none could be cleared"
+			 : room->rc == -EFBIG ? "larger than the largest region" : g_strerror(-room->rc));
+}
+
 static void run_file(Job *job, const E4DefragOpts *opts)
 {
 	E4Fs *fs = job->fs;
@@ -225,12 +248,7 @@ static void run_file(Job *job, const E4DefragOpts *opts)
 	if (room.bytes_moved)
 		job->sum.room_for_bytes += res.size;
 	g_mutex_unlock(&job->lock);
-	if (room.gave_way)
-		log_gave_way(res.ino);
-	if (room.files_moved)
-		fuse_log(FUSE_LOG_INFO, "e4infofs: made room for inode %" PRIu64 ": %" PRIu64 " blocks at %" PRIu64
-			 ", moved %" PRIu64 " bytes of %" PRIu64 " files\n", res.ino, room.region.len,
-			 room.region.start, room.bytes_moved, room.files_moved);
+	on_room_done(NULL, &res, &room, job);
 	on_file_done(".", &res, job);
 }
 
@@ -299,6 +317,7 @@ static int run_tree(Job *job, E4fsJobKind kind, const E4DefragOpts *opts)
 		.by_path = fs->by_path,
 		.progress = on_progress,
 		.file_done = on_file_done,
+		.room_done = on_room_done,
 		.make_room = fs->fsroot_fd >= 0,
 		.room_fd = fs->fsroot_fd,
 	};

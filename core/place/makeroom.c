@@ -839,8 +839,13 @@ void e4_defrag_file_making_room(E4Defrag *d, int fd, int donor_dirfd, int root_f
 	uint64_t blocks = region_blocks(span);
 	if (rw >= 0)
 		e4_defrag_dismiss(d, rw, res.ino); /* making room moves the file's own blocks too */
-	if (rc < 0 || span == 0 || blocks > E4_ROOM_MAX_REGION_BLOCKS ||
-	    e4_make_room(d, root_fd, blocks, out->ino, opts, room) < 0) {
+	if (rc == 0 && (span == 0 || blocks > E4_ROOM_MAX_REGION_BLOCKS))
+		rc = -EFBIG;
+	if (rc == 0)
+		rc = e4_make_room(d, root_fd, blocks, out->ino, opts, room);
+	room->tried = true;
+	room->rc = rc;
+	if (rc < 0) {
 		e4_ranges_clear(&ranges);
 		return;
 	}

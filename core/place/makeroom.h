@@ -23,6 +23,12 @@ typedef struct {
 	                            * apart from the region itself */
 	bool gave_way;             /* stopped because the free space left to
 	                            * others fell under the bound (see below) */
+	bool tried;                /* e4_defrag_file_making_room looked for room:
+	                            * the file stayed above its ideal */
+	int rc;                    /* then: 0 (room made), or why none was:
+	                            * -ENOSPC (no region qualified, or none could
+	                            * be cleared), -EFBIG (beyond the largest
+	                            * region), -EBUSY, -ECANCELED, -errno */
 } E4RoomMade;
 
 /* Most bytes of other files moved to clear one region. */

@@ -70,6 +70,11 @@ echo 1 >"$MNT/d/defrag" || fail "echo 1 > d/defrag"
 log "d status: $(grep -v ': 0$' "$MNT/d/defrag" | tr '\n' ' ')"
 check_eq "$(filefrag_count "$SRC/d/g1") $(filefrag_count "$SRC/d/g2")" "1 1" "runs of d/g1 and d/g2 after the subtree job"
 [ "$(dkey "$MNT/d/defrag" room_files_moved)" -gt 0 ] || fail "the subtree job made no room"
+# Its log names each file room was made for (relative to d), with its runs.
+for g in g1 g2; do
+	grep -qE "made room for inode $(stat -c %i "$SRC/d/$g") \($g\): .*; runs [0-9]+ -> 1\b" "$T"/daemon*.log ||
+		fail "no log line for the room made for d/$g: $(grep 'room' "$T"/daemon*.log | tail -n 3)"
+done
 "${FSNAP[@]}" snap "$SRC/d" >"$T/d.after"
 diff "$T/d.before" "$T/d.after" >/dev/null || fail "d/ changed"
 rm -r "$SRC/d"
