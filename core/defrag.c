@@ -554,6 +554,15 @@ int e4_defrag_place(E4Defrag *d, int dirfd, uint64_t start, uint64_t blocks, uin
 	return rc;
 }
 
+int e4_defrag_place_fit(E4Defrag *d, int dirfd, uint64_t start, uint64_t blocks, uint64_t need,
+			uint64_t max_fence, E4Placed *out)
+{
+	g_mutex_lock(&d->alloc_lock);
+	int rc = e4_place_fit(dirfd, start, blocks, need, d->geom.block_size, max_fence, out);
+	g_mutex_unlock(&d->alloc_lock);
+	return rc;
+}
+
 void e4_defrag_room_changed(E4Defrag *d)
 {
 	g_mutex_lock(&d->alloc_lock);

@@ -34,6 +34,11 @@ int e4_defrag_new_donor(E4Defrag *d, int dirfd, uint64_t blocks, bool pow2);
  * a probe was to find. 0 or -errno; out as e4_place_window's. */
 int e4_defrag_place(E4Defrag *d, int dirfd, uint64_t start, uint64_t blocks, uint64_t max_fence, E4Placed *out);
 
+/* e4_place_fit (probe.h) in the same way: need blocks in the window's free
+ * extents. */
+int e4_defrag_place_fit(E4Defrag *d, int dirfd, uint64_t start, uint64_t blocks, uint64_t need,
+			uint64_t max_fence, E4Placed *out);
+
 /* Tells the engine that room was made: what it learnt of the free space
  * (the map, the last donor that came out no better) no longer holds. */
 void e4_defrag_room_changed(E4Defrag *d);

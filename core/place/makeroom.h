@@ -62,8 +62,11 @@ uint64_t e4_room_hold_bytes(const E4DefragOpts *opts);
 /* Clears a region of `blocks` blocks (a power of two up to one placement
  * piece, E4_PLACE_PIECE_MAX, or whole pieces beyond; at most
  * E4_ROOM_MAX_REGION_BLOCKS), starting at a multiple of the largest power
- * of two dividing it (at most E4_MAX_EXTENT_BLOCKS), on the
- * engine's filesystem, whose
+ * of two dividing it (at most E4_MAX_EXTENT_BLOCKS), or, when no such
+ * window qualifies, anywhere (its free extents are then filled with
+ * e4_place_fit), of which the file needs `need` blocks (its span; the
+ * rest may hold a few blocks that cannot move: their runs are bounded,
+ * E4_REGION_UNKNOWN_PER), on the engine's filesystem, whose
  * root directory is open as root_fd, for the file with inode target (its
  * own blocks count as free: they leave with its move). opts->cancelled is
  * polled between files and chunks; opts->uid must be 0. Returns 0 with
@@ -71,7 +74,7 @@ uint64_t e4_room_hold_bytes(const E4DefragOpts *opts);
  * region can be cleared within E4_ROOM_MAX_MOVE_BYTES, or a file there may
  * not move: open by another, locked, ...), ECANCELED. Files already moved
  * stay moved, intact, whatever the return. */
-int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t target, const E4DefragOpts *opts,
+int e4_make_room(E4Defrag *d, int root_fd, uint64_t blocks, uint64_t need, uint64_t target, const E4DefragOpts *opts,
 		 E4RoomMade *out);
 
 typedef struct {

@@ -18,7 +18,8 @@
 typedef struct {
 	int *piece_fd;             /* n pieces, piece_blocks each; -1: none */
 	uint64_t n;
-	uint64_t piece_blocks;
+	uint64_t piece_blocks;     /* e4_place_window's; e4_place_fit's vary: */
+	uint64_t *piece_len;       /* blocks of each piece (e4_place_fit only) */
 	int *fence_fd;
 	uint64_t nfences;
 	uint64_t fenced_blocks;    /* what the fences hold */
@@ -38,6 +39,28 @@ typedef struct {
  * it returns, out holds the files made: e4_placed_clear closes them. */
 int e4_place_window(int dirfd, uint64_t start, uint64_t blocks, uint32_t block_size, uint64_t max_fence,
 		    E4Placed *out);
+
+/* Pieces that are not worth placing: smaller than this (blocks), a
+ * request lands in a hole of its size anywhere (swiss cheese). */
+#define E4_PLACE_FIT_MIN 256
+
+/* Fills the free extents of the window [start, start + blocks) with pieces
+ * until they hold need blocks, for a window that holds a few blocks that
+ * cannot move (extent-tree leaves, at most one per 512 blocks: no aligned
+ * piece of e4_place_window fits the slots they are in). Each request is
+ * one fallocate of the largest free extent left in the window (GETFSMAP),
+ * at most E4_PLACE_PIECE_MAX blocks, at least E4_PLACE_FIT_MIN: mballoc
+ * puts a request of that size in a free extent that holds it, and on
+ * fragmented free space those are in the cleared window. A piece is kept
+ * when FIEMAP shows it in one run inside the window, fenced otherwise
+ * (at most max_fence blocks, as e4_place_window). The pieces come out in
+ * physical order (piece_len each), so that data moved into them in that
+ * order runs on across their seams. Returns 0 with need blocks placed, or
+ * -errno: ENOSPC (no free extent left in the window worth a piece, or the
+ * fences reached their bound), or an error of open, fallocate, FIEMAP,
+ * GETFSMAP. out holds the files made either way: e4_placed_clear. */
+int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint32_t block_size,
+		 uint64_t max_fence, E4Placed *out);
 
 /* Closes the fences (their blocks are free again once the journal
  * commits), keeping the pieces. */

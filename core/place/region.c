@@ -11,6 +11,8 @@ typedef struct {
 	uint32_t skip;
 	const E4RegionQuery *q;
 	uint64_t *known, *moving;  /* [i]: sums over pieces [0, i) */
+	uint64_t *gaps;            /* [i]: unknown runs before piece i: gaps
+	                            * between pieces and unknown pieces */
 } Sums;
 
 static bool counts_free(const Sums *s, const E4Piece *p)
@@ -21,7 +23,11 @@ static bool counts_free(const Sums *s, const E4Piece *p)
 /* A piece that cannot move is as unknown as metadata. */
 static bool counts_known(const Sums *s, const E4Piece *p)
 {
-	return p->file == E4_PIECE_FREE || !s->q->pinned || !s->q->pinned[p->file];
+	if (p->file == E4_PIECE_FREE || p->file == s->skip)
+		return true;
+	if (s->q->max_piece && p->len > s->q->max_piece)
+		return false;
+	return !s->q->pinned || !s->q->pinned[p->file];
 }
 
 static bool counts_moving(const Sums *s, const E4Piece *p)
@@ -29,11 +35,9 @@ static bool counts_moving(const Sums *s, const E4Piece *p)
 	return counts_known(s, p) && !counts_free(s, p);
 }
 
-/* Sums of the blocks of [0, at): known blocks and moving blocks. */
-static void sums_until(const Sums *s, uint64_t at, uint64_t *known, uint64_t *moving)
+/* The first piece starting at or after at. */
+static size_t first_from(const E4BlockMap *m, uint64_t at)
 {
-	const E4BlockMap *m = s->m;
-	/* The first piece starting at or after at. */
 	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -42,6 +46,14 @@ static void sums_until(const Sums *s, uint64_t at, uint64_t *known, uint64_t *mo
 		else
 			hi = mid;
 	}
+	return lo;
+}
+
+/* Sums of the blocks of [0, at): known blocks and moving blocks. */
+static void sums_until(const Sums *s, uint64_t at, uint64_t *known, uint64_t *moving)
+{
+	const E4BlockMap *m = s->m;
+	size_t lo = first_from(m, at);
 	*known = s->known[lo];
 	*moving = s->moving[lo];
 	if (lo == 0)
@@ -58,6 +70,28 @@ static void sums_until(const Sums *s, uint64_t at, uint64_t *known, uint64_t *mo
 	}
 }
 
+static uint64_t end_of(const E4BlockMap *m, size_t i)
+{
+	return i ? m->v[i - 1].start + m->v[i - 1].len : 0;
+}
+
+/* Runs of unknown blocks in [a, b): gaps between pieces and unknown
+ * pieces (neighbouring ones count apart: about). */
+static uint64_t unknown_runs(const Sums *s, uint64_t a, uint64_t b)
+{
+	const E4BlockMap *m = s->m;
+	size_t la = first_from(m, a), lb = first_from(m, b);
+	uint64_t runs = s->gaps[lb] - s->gaps[la];
+	if (la < lb && m->v[la].start == a && m->v[la].start > end_of(m, la))
+		runs--; /* the gap before the first piece ends at a */
+	if (la > 0 && end_of(m, la) > a && !counts_known(s, &m->v[la - 1]))
+		runs++; /* an unknown piece reaching in */
+	uint64_t next = lb < m->n ? m->v[lb].start : m->total_blocks;
+	if (end_of(m, lb) < b && next > end_of(m, lb))
+		runs++; /* the gap reaching out */
+	return runs;
+}
+
 /* Tries the window [start, start + len). */
 static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best, bool *found)
 {
@@ -71,10 +105,14 @@ static void consider(const Sums *s, uint64_t start, uint64_t len, E4Region *best
 	sums_until(s, start, &k0, &m0);
 	sums_until(s, start + len, &k1, &m1);
 	uint64_t unknown = len - (k1 - k0), used = m1 - m0;
-	if (unknown > len / E4_REGION_UNKNOWN_PER || used < q->min_used || (q->max_used && used > q->max_used))
+	uint64_t runs = unknown ? unknown_runs(s, start, start + len) : 0;
+	uint64_t bound = len / E4_REGION_UNKNOWN_PER;
+	bool fits = q->need ? runs <= bound && unknown <= len - q->need : unknown <= bound;
+	if (!fits || used < q->min_used || (q->max_used && used > q->max_used))
 		return;
-	if (!*found || unknown < best->unknown || (unknown == best->unknown && used < best->used)) {
-		*best = (E4Region){ start, len, used, unknown };
+	uint64_t rank = q->need ? runs : unknown, best_rank = q->need ? best->unknown_runs : best->unknown;
+	if (!*found || rank < best_rank || (rank == best_rank && used < best->used)) {
+		*best = (E4Region){ start, len, used, unknown, runs };
 		*found = true;
 	}
 }
@@ -93,11 +131,14 @@ int e4_region_find(const E4BlockMap *m, const E4RegionQuery *q, E4Region *out)
 	Sums s = { .m = m, .skip = q->skip_file, .q = q };
 	s.known = g_new(uint64_t, m->n + 1);
 	s.moving = g_new(uint64_t, m->n + 1);
-	s.known[0] = s.moving[0] = 0;
+	s.gaps = g_new(uint64_t, m->n + 1);
+	s.known[0] = s.moving[0] = s.gaps[0] = 0;
 	for (size_t i = 0; i < m->n; i++) {
 		const E4Piece *p = &m->v[i];
 		s.known[i + 1] = s.known[i] + (counts_known(&s, p) ? p->len : 0);
 		s.moving[i + 1] = s.moving[i] + (counts_moving(&s, p) ? p->len : 0);
+		uint64_t prev_end = i ? m->v[i - 1].start + m->v[i - 1].len : 0;
+		s.gaps[i + 1] = s.gaps[i] + (p->start > prev_end) + !counts_known(&s, p);
 	}
 	bool found = false;
 	uint64_t last = m->v[m->n - 1].start + m->v[m->n - 1].len;
@@ -112,5 +153,6 @@ int e4_region_find(const E4BlockMap *m, const E4RegionQuery *q, E4Region *out)
 	}
 	g_free(s.known);
 	g_free(s.moving);
+	g_free(s.gaps);
 	return found ? 0 : -ENOSPC;
 }

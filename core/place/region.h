@@ -12,6 +12,8 @@ typedef struct {
 	uint64_t len;              /* blocks */
 	uint64_t used;             /* blocks of file data inside: what must move */
 	uint64_t unknown;          /* blocks inside that cannot move (tree blocks...) */
+	uint64_t unknown_runs;     /* runs of them (about: each gap between
+	                            * known pieces and each unknown piece) */
 } E4Region;
 
 /* Unknown blocks a window may hold: one per this many blocks. Extent-tree
@@ -41,6 +43,13 @@ typedef struct {
 	const bool *pinned;        /* per m->files index (NULL: none): files
 	                            * that may not move (excluded, say), whose
 	                            * pieces count as unknown */
+	uint64_t need;             /* blocks the region must take (0: all of it):
+	                            * then its unknown blocks may fill the rest,
+	                            * and their runs are what is bounded */
+	uint64_t max_piece;        /* other files' pieces longer than this count
+	                            * as unknown too (0: none): no hole outside
+	                            * takes them whole, and a moved file may not
+	                            * get more runs */
 } E4RegionQuery;
 
 /* e4_region_choose with more conditions. 0, or -ENOSPC. */

@@ -41,6 +41,26 @@ START_TEST(probe_bad_windows)
 }
 END_TEST
 
+START_TEST(probe_fit_bad)
+{
+	E4Placed p;
+	ck_assert_int_eq(e4_place_fit(dirfd_, 0, 0, 0, 4096, 0, &p), -EINVAL);
+	e4_placed_clear(&p);
+	ck_assert_int_eq(e4_place_fit(dirfd_, 0, 512, 0, 4096, 0, &p), -EINVAL);
+	e4_placed_clear(&p);
+	ck_assert_int_eq(e4_place_fit(dirfd_, 0, 512, 513, 4096, 0, &p), -EINVAL);
+	e4_placed_clear(&p);
+	/* Block 0's window holds no free extent worth a piece (or the
+	 * filesystem has no GETFSMAP): nothing made, nothing held. */
+	int before = open_fds();
+	ck_assert_int_lt(e4_place_fit(dirfd_, 0, 2 * E4_PLACE_FIT_MIN, E4_PLACE_FIT_MIN, 4096, 1 << 20, &p), 0);
+	ck_assert_uint_eq(p.n, 0);
+	ck_assert_uint_eq(p.nfences, 0);
+	ck_assert_int_eq(open_fds(), before);
+	e4_placed_clear(&p);
+}
+END_TEST
+
 START_TEST(probe_fences_bounded)
 {
 	int before = open_fds();
@@ -77,6 +97,7 @@ int main(void)
 	TCase *tc = tcase_create("probe");
 	tcase_add_checked_fixture(tc, setup, tmpdir_remove);
 	tcase_add_test(tc, probe_bad_windows);
+	tcase_add_test(tc, probe_fit_bad);
 	tcase_add_test(tc, probe_fences_bounded);
 	tcase_add_test(tc, probe_bad_dir);
 	suite_add_tcase(s, tc);

@@ -148,6 +148,60 @@ START_TEST(region_pinned)
 }
 END_TEST
 
+START_TEST(region_need)
+{
+	/* Two aligned windows of 1024: the first starts with 100 unknown
+	 * blocks (a backup superblock's group): too many blocks for the bound
+	 * of 2, but one run, and a file needing 900 blocks fits beside them;
+	 * the second holds 3 scattered unknown blocks: 3 runs, over the bound. */
+	E4Piece p[] = { { 100, 1024, 0, FREE },
+			{ 1125, 200, 0, FREE }, { 1326, 200, 0, FREE }, { 1527, 521, 0, FREE } };
+	E4BlockMap m = map_of(2048, p, 4);
+	E4Region r;
+	E4RegionQuery q = { .len = 1024, .align = 1024, .skip_file = FREE };
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), -ENOSPC);
+	q.need = 900;
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), 0);
+	ck_assert_uint_eq(r.start, 0);
+	ck_assert_uint_eq(r.unknown, 100);
+	ck_assert_uint_eq(r.unknown_runs, 1);
+	/* A file needing 950 blocks does not fit beside 100 unknown ones. */
+	q.need = 950;
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), -ENOSPC);
+	/* Unaligned, the window past the obstacle holds none. */
+	q.align = 1;
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), 0);
+	ck_assert_uint_eq(r.unknown_runs, 0);
+	ck_assert_uint_eq(r.unknown, 0);
+	ck_assert_uint_eq(r.start, 100);
+	free(m.v);
+}
+END_TEST
+
+START_TEST(region_max_piece)
+{
+	/* File 0's piece of 20 blocks is longer than any free one (12): no
+	 * hole takes it whole, so it counts as unknown and its window loses
+	 * to the one holding file 1's short pieces. */
+	E4Piece p[] = { { 0, 20, 0, 0 }, { 20, 12, 0, FREE }, { 32, 4, 0, 1 }, { 36, 8, 0, FREE },
+			{ 44, 4, 4, 1 }, { 48, 8, 0, FREE }, { 56, 8, 0, FREE } };
+	E4BlockMap m = map_of(64, p, 7);
+	E4Region r;
+	E4RegionQuery q = { .len = 32, .align = 32, .skip_file = FREE };
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), 0);
+	ck_assert_uint_eq(r.start, 32); /* 8 blocks to move against 20 */
+	q.max_piece = 12;
+	q.min_used = 9; /* only the window of file 0 would do: now none */
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), -ENOSPC);
+	q.min_used = 0;
+	q.skip_file = 0; /* its own piece counts as free */
+	ck_assert_int_eq(e4_region_find(&m, &q, &r), 0);
+	ck_assert_uint_eq(r.start, 0);
+	ck_assert_uint_eq(r.used, 0);
+	free(m.v);
+}
+END_TEST
+
 static Suite *region_suite(void)
 {
 	Suite *s = suite_create("region");
@@ -158,6 +212,8 @@ static Suite *region_suite(void)
 	tcase_add_test(tc, region_aligned);
 	tcase_add_test(tc, region_few_unknown);
 	tcase_add_test(tc, region_pinned);
+	tcase_add_test(tc, region_need);
+	tcase_add_test(tc, region_max_piece);
 	suite_add_tcase(s, tc);
 	return s;
 }
