@@ -72,17 +72,15 @@ int e4_place_window(int dirfd, uint64_t start, uint64_t blocks, uint32_t block_s
 /* The largest free extent inside a window, clipped to it. */
 typedef struct {
 	uint64_t start, end;       /* the window */
-	uint64_t best_at, best_len;
+	uint64_t in_len;
 } Largest;
 
 static void note_free(uint64_t at, uint64_t len, void *user)
 {
 	Largest *l = user;
 	uint64_t a = MAX(at, l->start), b = MIN(at + len, l->end);
-	if (a < b && b - a > l->best_len) {
-		l->best_at = a;
-		l->best_len = b - a;
-	}
+	if (a < b && b - a > l->in_len)
+		l->in_len = b - a;
 }
 
 /* Keeps fd as the next piece (len blocks at physical at). */
@@ -127,11 +125,16 @@ int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint
 		rc = e4_freespace_each(dirfd, block_size, note_free, &l);
 		if (rc < 0)
 			break;
-		if (l.best_len < E4_PLACE_FIT_MIN) {
+		if (l.in_len < E4_PLACE_FIT_MIN) {
 			rc = -ENOSPC;
 			break;
 		}
-		uint64_t len = MIN(l.best_len, (uint64_t)E4_PLACE_PIECE_MAX);
+		/* The window's largest free extent. Tried on corpus c cheese
+		 * (3 runs each, one aged image): fencing the largest free
+		 * extent outside first whenever it was no smaller than the
+		 * request left 397 runs, doing so only after a miss 751; this
+		 * alone 39. */
+		uint64_t len = MIN(l.in_len, (uint64_t)E4_PLACE_PIECE_MAX);
 		E4Range all = { 0, len };
 		E4Ranges one = { &all, 1 };
 		int fd = e4_donor_create(dirfd, &one, block_size);
