@@ -1,6 +1,7 @@
 #include "probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <glib.h>
 
@@ -24,6 +25,24 @@ static uint64_t landed_at(int fd, uint64_t len, uint32_t bs)
 	}
 	e4_extent_map_clear(&map);
 	return at;
+}
+
+/* Whether the new piece of len blocks lies wholly inside [start, end),
+ * in one run or more; *first: its lowest block. */
+static bool landed_inside(int fd, uint64_t len, uint64_t start, uint64_t end, uint32_t bs, uint64_t *first)
+{
+	E4ExtentMap map = {0};
+	bool inside = e4_fiemap_read(fd, &map) == 0 && map.n > 0;
+	uint64_t blocks = 0;
+	*first = UINT64_MAX;
+	for (size_t i = 0; inside && i < map.n; i++) {
+		uint64_t ph = map.ext[i].physical / bs, n = map.ext[i].length / bs;
+		inside = ph >= start && ph + n <= end;
+		blocks += n;
+		*first = MIN(*first, ph);
+	}
+	e4_extent_map_clear(&map);
+	return inside && blocks == len;
 }
 
 static void add_fence(E4Placed *p, int fd, uint64_t blocks)
@@ -83,14 +102,41 @@ static void note_free(uint64_t at, uint64_t len, void *user)
 		l->in_len = b - a;
 }
 
+/* Punches out of fd (a miss about to be fenced) its blocks inside the
+ * window [start, end), so that they stay free for the next requests.
+ * Returns the blocks punched. */
+static uint64_t release_inside(int fd, uint64_t start, uint64_t end, uint32_t bs)
+{
+	E4ExtentMap map = {0};
+	uint64_t punched = 0;
+	if (e4_fiemap_read(fd, &map) == 0)
+		for (size_t i = 0; i < map.n; i++) {
+			uint64_t ph = map.ext[i].physical / bs, n = map.ext[i].length / bs;
+			uint64_t a = MAX(ph, start), b = MIN(ph + n, end);
+			if (a >= b)
+				continue;
+			off_t off = (off_t)(map.ext[i].logical + (a - ph) * bs);
+			if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, off, (off_t)((b - a) * bs)) == 0)
+				punched += b - a;
+		}
+	e4_extent_map_clear(&map);
+	return punched;
+}
+
 /* Keeps fd as the next piece (len blocks at physical at). */
 static void add_piece(E4Placed *p, int fd, uint64_t at, uint64_t len, GArray *starts)
+{
+	e4_placed_append(p, fd, len, 1);
+	g_array_append_val(starts, at);
+}
+
+void e4_placed_append(E4Placed *p, int fd, uint64_t len, uint32_t runs)
 {
 	p->piece_fd = g_renew(int, p->piece_fd, p->n + 1);
 	p->piece_len = g_renew(uint64_t, p->piece_len, p->n + 1);
 	p->piece_fd[p->n] = fd;
 	p->piece_len[p->n++] = len;
-	g_array_append_val(starts, at);
+	p->runs += runs;
 }
 
 /* Sorts the pieces by their physical start. */
@@ -119,6 +165,7 @@ int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint
 		return -EINVAL;
 	g_autoptr(GArray) starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	uint64_t placed = 0;
+	unsigned misses = 0;
 	int rc = 0;
 	while (rc == 0 && placed < need) {
 		Largest l = { .start = start, .end = start + blocks };
@@ -142,16 +189,30 @@ int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint
 			rc = fd;
 			break;
 		}
-		uint64_t at = landed_at(fd, len, block_size);
-		if (at != UINT64_MAX && at >= start && at + len <= start + blocks) {
+		uint64_t at;
+		if (landed_inside(fd, len, start, start + blocks, block_size, &at)) {
 			add_piece(out, fd, at, len, starts);
 			placed += len;
-		} else if (out->fenced_blocks + len > max_fence) {
+			continue;
+		}
+		if (++misses > E4_PLACE_FIT_MISSES) {
+			close(fd);
+			rc = -ENOSPC;
+			break;
+		}
+		/* A miss that took some of the window (split, or across its
+		 * edge) gives that back: measured on corpus c cheese, such
+		 * fences left the last 7,000 blocks of a file no room. Freed
+		 * blocks can be allocated once committed. */
+		uint64_t back = release_inside(fd, start, start + blocks, block_size);
+		if (out->fenced_blocks + len - back > max_fence) {
 			close(fd);
 			rc = -ENOSPC;
 		} else {
-			add_fence(out, fd, len);
+			add_fence(out, fd, len - back);
 		}
+		if (back)
+			syncfs(dirfd);
 	}
 	order_pieces(out, starts);
 	return rc;
@@ -175,4 +236,5 @@ void e4_placed_clear(E4Placed *p)
 	g_clear_pointer(&p->piece_fd, g_free);
 	g_clear_pointer(&p->piece_len, g_free);
 	p->n = 0;
+	p->runs = 0;
 }

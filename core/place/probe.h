@@ -20,6 +20,8 @@ typedef struct {
 	uint64_t n;
 	uint64_t piece_blocks;     /* e4_place_window's; e4_place_fit's vary: */
 	uint64_t *piece_len;       /* blocks of each piece (e4_place_fit only) */
+	uint64_t runs;             /* physical runs of the pieces, about (each
+	                            * piece one, e4_placed_append's its own) */
 	int *fence_fd;
 	uint64_t nfences;
 	uint64_t fenced_blocks;    /* what the fences hold */
@@ -44,6 +46,11 @@ int e4_place_window(int dirfd, uint64_t start, uint64_t blocks, uint32_t block_s
  * request lands in a hole of its size anywhere (swiss cheese). */
 #define E4_PLACE_FIT_MIN 256
 
+/* Requests of e4_place_fit that may land elsewhere before it gives up
+ * (what a miss took inside the window is given back, so a miss need not
+ * hold anything). */
+#define E4_PLACE_FIT_MISSES 32
+
 /* Fills the free extents of the window [start, start + blocks) with pieces
  * until they hold need blocks, for a window that holds a few blocks that
  * cannot move (extent-tree leaves, at most one per 512 blocks: no aligned
@@ -52,15 +59,21 @@ int e4_place_window(int dirfd, uint64_t start, uint64_t blocks, uint32_t block_s
  * at most E4_PLACE_PIECE_MAX blocks, at least E4_PLACE_FIT_MIN: mballoc
  * puts a request of that size in a free extent that holds it, and on
  * fragmented free space those are in the cleared window. A piece is kept
- * when FIEMAP shows it in one run inside the window, fenced otherwise
- * (at most max_fence blocks, as e4_place_window). The pieces come out in
+ * when FIEMAP shows it wholly inside the window (in one run or more),
+ * fenced otherwise (at most max_fence blocks, as e4_place_window), less
+ * what it took inside the window: that is punched out of the fence and
+ * committed, free for the next request. The pieces come out in
  * physical order (piece_len each), so that data moved into them in that
  * order runs on across their seams. Returns 0 with need blocks placed, or
  * -errno: ENOSPC (no free extent left in the window worth a piece, or the
- * fences reached their bound), or an error of open, fallocate, FIEMAP,
+ * fences reached their bound, or E4_PLACE_FIT_MISSES requests missed),
+ * or an error of open, fallocate, FIEMAP,
  * GETFSMAP. out holds the files made either way: e4_placed_clear. */
 int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint32_t block_size,
 		 uint64_t max_fence, E4Placed *out);
+
+/* Adds fd (len blocks, in runs runs) as the last piece of p. */
+void e4_placed_append(E4Placed *p, int fd, uint64_t len, uint32_t runs);
 
 /* Closes the fences (their blocks are free again once the journal
  * commits), keeping the pieces. */

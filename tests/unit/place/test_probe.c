@@ -61,6 +61,25 @@ START_TEST(probe_fit_bad)
 }
 END_TEST
 
+START_TEST(probe_append)
+{
+	/* Pieces appended count their runs and are closed by the clear. */
+	int before = open_fds();
+	E4Placed p = {0};
+	e4_placed_append(&p, open("/dev/null", O_RDONLY), 100, 1);
+	e4_placed_append(&p, open("/dev/null", O_RDONLY), 50, 3);
+	ck_assert_uint_eq(p.n, 2);
+	ck_assert_uint_eq(p.runs, 4);
+	ck_assert_uint_eq(p.piece_len[0], 100);
+	ck_assert_uint_eq(p.piece_len[1], 50);
+	ck_assert_int_eq(open_fds(), before + 2);
+	e4_placed_clear(&p);
+	ck_assert_int_eq(open_fds(), before);
+	ck_assert_uint_eq(p.n, 0);
+	ck_assert_uint_eq(p.runs, 0);
+}
+END_TEST
+
 START_TEST(probe_fences_bounded)
 {
 	int before = open_fds();
@@ -98,6 +117,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, tmpdir_remove);
 	tcase_add_test(tc, probe_bad_windows);
 	tcase_add_test(tc, probe_fit_bad);
+	tcase_add_test(tc, probe_append);
 	tcase_add_test(tc, probe_fences_bounded);
 	tcase_add_test(tc, probe_bad_dir);
 	suite_add_tcase(s, tc);
