@@ -524,12 +524,13 @@ static int choose_movable(Room *rm, E4RegionQuery *q)
 	q->pinned = rm->pinned;
 	for (int round = 0; round < PIN_ROUNDS; round++) {
 		int rc = e4_region_find(&rm->map, q, &rm->r);
-		if (rc < 0 && q->align > 1) {
+		if (rc < 0 && q->align > 1 && q->need) {
 			/* Any start, pieces placed in its free extents
 			 * (e4_place_fit): measured on corpus c cheese, every
 			 * aligned window of 256 MiB beside the moved files held
 			 * 354-379 unknown blocks (the bound is 128), a group's
-			 * backup superblock and descriptors at its start. */
+			 * backup superblock and descriptors at its start. A
+			 * compaction (no file to place) keeps to aligned ones. */
 			q->align = 1;
 			rc = e4_region_find(&rm->map, q, &rm->r);
 		}
@@ -568,7 +569,7 @@ static int try_room(Room *rm, uint64_t blocks, uint64_t target, GArray *avoid, E
 	E4RegionQuery q = { .len = blocks, .align = MIN(blocks & -blocks, (uint64_t)E4_MAX_EXTENT_BLOCKS),
 			    .skip_file = rm->target, .avoid = (const E4Region *)avoid->data, .navoid = avoid->len,
 			    .min_used = rm->min_used, .max_used = rm->max_used, .need = rm->need,
-			    .max_piece = largest_free(&rm->map) };
+			    .max_piece = rm->need ? largest_free(&rm->map) : 0 };
 	rc = choose_movable(rm, &q);
 	if (rc < 0)
 		rm->r = (E4Region){0}; /* none qualifies: the next try's map is the same */
