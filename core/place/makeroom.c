@@ -781,11 +781,11 @@ static bool move_part(E4Defrag *d, int rw, int donor, const E4Ranges *ranges, ui
 	return res->outcome == E4_OUTCOME_IMPROVED;
 }
 
-/* Runs of the file open as fd. */
+/* Runs of the donor open as fd; UINT32_MAX when it has no map. */
 static uint32_t runs_of_fd(int fd)
 {
 	E4ExtentMap map = {0};
-	uint32_t runs = e4_fiemap_read(fd, &map) == 0 ? e4_count_runs(map.ext, map.n) : UINT32_MAX;
+	uint32_t runs = e4_fiemap_read(fd, &map) == 0 && map.n ? e4_count_runs(map.ext, map.n) : UINT32_MAX;
 	e4_extent_map_clear(&map);
 	return runs;
 }
@@ -824,12 +824,7 @@ static int place_in_room(E4Defrag *d, int dirfd, const E4Region *region, uint64_
 	uint64_t piece = MIN(blocks, (uint64_t)E4_PLACE_PIECE_MAX);
 	if (region->unknown == 0 && region->start % piece == 0) {
 		rc = e4_defrag_place(d, dirfd, region->start, blocks, max_fence, pl);
-		if (rc == 0) {
-			pl->piece_len = g_new(uint64_t, pl->n);
-			for (uint64_t i = 0; i < pl->n; i++)
-				pl->piece_len[i] = pl->piece_blocks;
-			pl->runs = pl->n;
-		} else {
+		if (rc < 0) {
 			/* What the try holds is free for the next only once committed. */
 			e4_placed_clear(pl);
 			syncfs(dirfd);
@@ -878,14 +873,12 @@ static void move_into_room(E4Defrag *d, int rw, int dirfd, const E4Ranges *range
 		res->outcome = E4_OUTCOME_NO_GAIN;
 		return;
 	}
-	E4ExtentMap map = {0};
-	if (e4_fiemap_read(donor, &map) == 0 && map.n && e4_count_runs(map.ext, map.n) < runs) {
+	if (runs_of_fd(donor) < runs) {
 		res->outcome = E4_OUTCOME_IMPROVED;
 		e4_defrag_move(d, rw, donor, ranges, NULL, opts, res);
 	} else {
 		res->outcome = E4_OUTCOME_NO_GAIN;
 	}
-	e4_extent_map_clear(&map);
 	close(donor);
 }
 

@@ -85,6 +85,10 @@ int e4_place_window(int dirfd, uint64_t start, uint64_t blocks, uint32_t block_s
 		}
 		add_fence(out, fd, out->piece_blocks);
 	}
+	out->piece_len = g_new(uint64_t, out->n);
+	for (uint64_t i = 0; i < out->n; i++)
+		out->piece_len[i] = out->piece_blocks;
+	out->runs = out->n;
 	return 0;
 }
 
@@ -123,11 +127,16 @@ static uint64_t release_inside(int fd, uint64_t start, uint64_t end, uint32_t bs
 	return punched;
 }
 
-/* Keeps fd as the next piece (len blocks at physical at). */
-static void add_piece(E4Placed *p, int fd, uint64_t at, uint64_t len, GArray *starts)
+/* A piece kept by e4_place_fit, until they are put in physical order. */
+typedef struct {
+	uint64_t at, len;
+	int fd;
+} Kept;
+
+static gint kept_cmp(gconstpointer a, gconstpointer b)
 {
-	e4_placed_append(p, fd, len, 1);
-	g_array_append_val(starts, at);
+	const Kept *x = a, *y = b;
+	return x->at < y->at ? -1 : x->at > y->at;
 }
 
 void e4_placed_append(E4Placed *p, int fd, uint64_t len, uint32_t runs)
@@ -139,31 +148,13 @@ void e4_placed_append(E4Placed *p, int fd, uint64_t len, uint32_t runs)
 	p->runs += runs;
 }
 
-/* Sorts the pieces by their physical start. */
-static void order_pieces(E4Placed *p, const GArray *starts)
-{
-	for (uint64_t i = 1; i < p->n; i++)
-		for (uint64_t j = i; j > 0 && g_array_index(starts, uint64_t, j - 1) > g_array_index(starts, uint64_t, j);
-		     j--) {
-			uint64_t t = g_array_index(starts, uint64_t, j);
-			g_array_index(starts, uint64_t, j) = g_array_index(starts, uint64_t, j - 1);
-			g_array_index(starts, uint64_t, j - 1) = t;
-			int f = p->piece_fd[j];
-			p->piece_fd[j] = p->piece_fd[j - 1];
-			p->piece_fd[j - 1] = f;
-			uint64_t l = p->piece_len[j];
-			p->piece_len[j] = p->piece_len[j - 1];
-			p->piece_len[j - 1] = l;
-		}
-}
-
 int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint32_t block_size,
 		 uint64_t max_fence, E4Placed *out)
 {
 	*out = (E4Placed){0};
 	if (blocks == 0 || need == 0 || need > blocks)
 		return -EINVAL;
-	g_autoptr(GArray) starts = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	g_autoptr(GArray) kept = g_array_new(FALSE, FALSE, sizeof(Kept));
 	uint64_t placed = 0;
 	unsigned misses = 0;
 	int rc = 0;
@@ -189,9 +180,9 @@ int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint
 			rc = fd;
 			break;
 		}
-		uint64_t at;
-		if (landed_inside(fd, len, start, start + blocks, block_size, &at)) {
-			add_piece(out, fd, at, len, starts);
+		Kept k = { .len = len, .fd = fd };
+		if (landed_inside(fd, len, start, start + blocks, block_size, &k.at)) {
+			g_array_append_val(kept, k);
 			placed += len;
 			continue;
 		}
@@ -214,7 +205,9 @@ int e4_place_fit(int dirfd, uint64_t start, uint64_t blocks, uint64_t need, uint
 		if (back)
 			syncfs(dirfd);
 	}
-	order_pieces(out, starts);
+	g_array_sort(kept, kept_cmp);
+	for (guint i = 0; i < kept->len; i++)
+		e4_placed_append(out, g_array_index(kept, Kept, i).fd, g_array_index(kept, Kept, i).len, 1);
 	return rc;
 }
 

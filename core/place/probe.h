@@ -19,7 +19,7 @@ typedef struct {
 	int *piece_fd;             /* n pieces, piece_blocks each; -1: none */
 	uint64_t n;
 	uint64_t piece_blocks;     /* e4_place_window's; e4_place_fit's vary: */
-	uint64_t *piece_len;       /* blocks of each piece (e4_place_fit only) */
+	uint64_t *piece_len;       /* blocks of each piece, once placed */
 	uint64_t runs;             /* physical runs of the pieces, about (each
 	                            * piece one, e4_placed_append's its own) */
 	int *fence_fd;

@@ -137,8 +137,7 @@ int e4_region_find(const E4BlockMap *m, const E4RegionQuery *q, E4Region *out)
 		const E4Piece *p = &m->v[i];
 		s.known[i + 1] = s.known[i] + (counts_known(&s, p) ? p->len : 0);
 		s.moving[i + 1] = s.moving[i] + (counts_moving(&s, p) ? p->len : 0);
-		uint64_t prev_end = i ? m->v[i - 1].start + m->v[i - 1].len : 0;
-		s.gaps[i + 1] = s.gaps[i] + (p->start > prev_end) + !counts_known(&s, p);
+		s.gaps[i + 1] = s.gaps[i] + (p->start > end_of(m, i)) + !counts_known(&s, p);
 	}
 	bool found = false;
 	uint64_t last = m->v[m->n - 1].start + m->v[m->n - 1].len;
